@@ -1,0 +1,474 @@
+//! The controller: owns the game state, the options and the transposition
+//! table, and runs searches on their own thread so that commands keep being
+//! answered while one is in progress.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Receiver;
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
+
+use crate::board::{castling_mode, move_to_uci, Board};
+use crate::eval::evaluate;
+use crate::options::{self, OptionChange, Options};
+use crate::perft::divide_report;
+use crate::search::{Limits, SearchContext, Searcher, Signals};
+use crate::time::{budget_for_clock, budget_for_movetime, Clock};
+use crate::tt::TranspositionTable;
+use crate::uci::{report_problem, send, Command, GoParams, PositionSpec};
+
+const ENGINE_NAME: &str = concat!("Kiraly ", env!("CARGO_PKG_VERSION"));
+const ENGINE_AUTHOR: &str = "the Kiraly developers";
+
+/// A search in progress on its own thread.
+struct RunningSearch {
+    signals: Arc<Signals>,
+    start: Instant,
+    handle: JoinHandle<Vec<Searcher>>,
+}
+
+pub struct Engine {
+    root: Board,
+    /// Keys of the positions before `root` in the game, for repetitions.
+    history: Vec<u64>,
+    options: Options,
+    tt: Arc<TranspositionTable>,
+    /// Idle searchers, one per thread; lent to the search thread while it runs.
+    searchers: Vec<Searcher>,
+    running: Option<RunningSearch>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        let options = Options::default();
+        let tt = TranspositionTable::new(options.hash_mb)
+            .or_else(|_| TranspositionTable::new(1))
+            .expect("a 1 MB hash table can always be allocated");
+        Engine {
+            root: Board::new(Chess::default()),
+            history: Vec::new(),
+            options,
+            tt: Arc::new(tt),
+            searchers: vec![Searcher::new(0)],
+            running: None,
+        }
+    }
+
+    /// Serves commands until `quit` (or the end of input, which the reader
+    /// turns into `quit`).
+    pub fn serve(&mut self, commands: Receiver<Command>) {
+        while let Ok(command) = commands.recv() {
+            if !self.handle(command) {
+                break;
+            }
+        }
+        self.finish_search();
+    }
+
+    /// Handles one command; returns false on `quit`.
+    pub fn handle(&mut self, command: Command) -> bool {
+        match command {
+            Command::Uci => {
+                send(&format!("id name {ENGINE_NAME}"));
+                send(&format!("id author {ENGINE_AUTHOR}"));
+                for line in options::declarations() {
+                    send(&line);
+                }
+                send("uciok");
+            }
+            Command::IsReady => send("readyok"),
+            Command::UciNewGame => {
+                self.finish_search();
+                self.tt.clear();
+                for s in &mut self.searchers {
+                    s.clear();
+                }
+            }
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            Command::Position { spec, moves } => self.set_position(&spec, &moves),
+            Command::Go(params) => self.go(params),
+            Command::Stop => self.finish_search(),
+            Command::PonderHit => self.ponderhit(),
+            Command::Quit => return false,
+            Command::Display => self.display(),
+            Command::Eval => {
+                let white_view = match self.root.pos.turn() {
+                    Color::White => evaluate(&self.root.pos),
+                    Color::Black => -evaluate(&self.root.pos),
+                };
+                send(&format!(
+                    "Final evaluation: {:+.2} (white side)",
+                    white_view as f64 / 100.0
+                ));
+            }
+            Command::Ignored | Command::Empty => {}
+            Command::Invalid(message) => report_problem(&message),
+        }
+        true
+    }
+
+    /// Stops the running search, if any, and waits for its `bestmove`.
+    fn finish_search(&mut self) {
+        if let Some(running) = self.running.take() {
+            running.signals.stop.store(true, Ordering::Relaxed);
+            match running.handle.join() {
+                Ok(searchers) => self.searchers = searchers,
+                Err(_) => {
+                    report_problem("search thread failed; search state reset");
+                    self.searchers = (0..self.options.threads).map(Searcher::new).collect();
+                }
+            }
+        }
+    }
+
+    /// Collects a search that ended on its own, so its searchers are idle again.
+    fn reap_finished_search(&mut self) {
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|r| r.handle.is_finished())
+        {
+            self.finish_search();
+        }
+    }
+
+    fn ponderhit(&mut self) {
+        if let Some(running) = &self.running {
+            if running.signals.pondering.load(Ordering::Relaxed) {
+                let ms = running.start.elapsed().as_millis() as u64;
+                running.signals.ponderhit_ms.store(ms, Ordering::Relaxed);
+                running.signals.pondering.store(false, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let change = match options::validate(name, value) {
+            Ok(change) => change,
+            Err(message) => return report_problem(&message),
+        };
+        // Options that touch the table or the threads wait for the search.
+        self.finish_search();
+        match change {
+            OptionChange::Hash(mb) => {
+                if mb != self.options.hash_mb {
+                    // Free the old table first, so a resize does not need both at once.
+                    self.tt = Arc::new(TranspositionTable::new(1).expect("1 MB table"));
+                    match TranspositionTable::new(mb) {
+                        Ok(tt) => {
+                            self.tt = Arc::new(tt);
+                            self.options.hash_mb = mb;
+                        }
+                        Err(message) => {
+                            report_problem(&format!(
+                                "{message}; keeping {} MB",
+                                self.options.hash_mb
+                            ));
+                            match TranspositionTable::new(self.options.hash_mb) {
+                                Ok(tt) => self.tt = Arc::new(tt),
+                                Err(_) => {
+                                    report_problem("hash table reduced to 1 MB");
+                                    self.options.hash_mb = 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            OptionChange::Threads(n) => {
+                self.options.threads = n;
+                self.searchers.truncate(n);
+                while self.searchers.len() < n {
+                    let id = self.searchers.len();
+                    self.searchers.push(Searcher::new(id));
+                }
+            }
+            OptionChange::MoveOverhead(ms) => self.options.move_overhead_ms = ms,
+            OptionChange::Chess960(on) => self.options.chess960 = on,
+            OptionChange::Ponder(on) => self.options.ponder = on,
+            OptionChange::ClearHash => self.tt.clear(),
+        }
+    }
+
+    fn castling_mode(&self) -> CastlingMode {
+        castling_mode(self.options.chess960)
+    }
+
+    fn set_position(&mut self, spec: &PositionSpec, moves: &[String]) {
+        match self.build_position(spec, moves) {
+            Ok((root, history)) => {
+                self.root = root;
+                self.history = history;
+            }
+            Err(message) => report_problem(&format!("{message}; position unchanged")),
+        }
+    }
+
+    fn build_position(
+        &self,
+        spec: &PositionSpec,
+        moves: &[String],
+    ) -> Result<(Board, Vec<u64>), String> {
+        let pos = match spec {
+            PositionSpec::StartPos => Chess::default(),
+            PositionSpec::Fen(text) => parse_fen(text, self.castling_mode())?,
+        };
+        let mut board = Board::new(pos);
+        let mut history = Vec::with_capacity(moves.len());
+        for text in moves {
+            let m = parse_move(&board.pos, text)?;
+            history.push(board.key);
+            board = board.play(m);
+        }
+        Ok((board, history))
+    }
+
+    fn go(&mut self, params: GoParams) {
+        self.finish_search();
+        let start = Instant::now();
+        if let Some(depth) = params.perft {
+            let depth = depth.min(20) as u32;
+            let report = divide_report(&self.root.pos, depth, self.castling_mode());
+            for line in report.lines() {
+                send(line);
+            }
+            return;
+        }
+        let limits = self.limits_from(&params);
+        let signals = Arc::new(Signals::default());
+        signals.pondering.store(params.ponder, Ordering::Relaxed);
+
+        let mut searchers = std::mem::take(&mut self.searchers);
+        if searchers.is_empty() {
+            searchers = (0..self.options.threads).map(Searcher::new).collect();
+        }
+        let root = self.root.clone();
+        let history = self.history.clone();
+        let tt = Arc::clone(&self.tt);
+        let thread_signals = Arc::clone(&signals);
+        let mode = self.castling_mode();
+        tt.new_search();
+        let spawned = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(64 * 1024 * 1024)
+            .spawn(move || {
+                run_search(
+                    root,
+                    history,
+                    limits,
+                    thread_signals,
+                    tt,
+                    searchers,
+                    mode,
+                    start,
+                )
+            });
+        match spawned {
+            Ok(handle) => {
+                self.running = Some(RunningSearch {
+                    signals,
+                    start,
+                    handle,
+                })
+            }
+            Err(e) => {
+                report_problem(&format!("cannot start the search thread: {e}"));
+                let fallback = self.root.pos.legal_moves().first().copied();
+                send_bestmove(fallback, None, mode);
+                self.searchers = (0..self.options.threads).map(Searcher::new).collect();
+            }
+        }
+    }
+
+    fn limits_from(&self, params: &GoParams) -> Limits {
+        let overhead = self.options.move_overhead_ms;
+        let (time, inc) = match self.root.pos.turn() {
+            Color::White => (params.wtime, params.winc),
+            Color::Black => (params.btime, params.binc),
+        };
+        let budget = if let Some(ms) = params.movetime {
+            Some(budget_for_movetime(ms, overhead))
+        } else if let Some(time_ms) = time {
+            Some(budget_for_clock(
+                Clock {
+                    time_ms,
+                    inc_ms: inc.unwrap_or(0),
+                    movestogo: params.movestogo,
+                },
+                overhead,
+            ))
+        } else if params.wtime.is_some() || params.btime.is_some() {
+            report_problem("go: no clock given for the side to move; using 1 second");
+            Some(budget_for_movetime(1000, overhead))
+        } else {
+            None
+        };
+        let depth = params.depth.map(|d| d.clamp(1, 1000) as i32);
+        let nodes = params.nodes.map(|n| n.max(1));
+        let mate = params.mate.map(|m| m.clamp(1, 1000) as u32);
+        // A bare `go` (or `go ponder` without limits) searches until `stop`.
+        let unlimited = budget.is_none() && depth.is_none() && nodes.is_none() && mate.is_none();
+        let mut searchmoves = Vec::new();
+        for text in &params.searchmoves {
+            match parse_move(&self.root.pos, text) {
+                Ok(m) => searchmoves.push(m),
+                Err(message) => report_problem(&format!("searchmoves: {message}, ignored")),
+            }
+        }
+        Limits {
+            depth,
+            nodes,
+            mate,
+            budget,
+            infinite: params.infinite || unlimited,
+            searchmoves,
+        }
+    }
+
+    fn display(&mut self) {
+        self.reap_finished_search();
+        let board = self.root.pos.board();
+        send("");
+        for rank in (0..8).rev() {
+            send(" +---+---+---+---+---+---+---+---+");
+            let mut row = String::from(" |");
+            for file in 0..8 {
+                let sq = shakmaty::Square::from_coords(
+                    shakmaty::File::new(file),
+                    shakmaty::Rank::new(rank),
+                );
+                let c = board.piece_at(sq).map_or(' ', |p| p.char());
+                row.push_str(&format!(" {c} |"));
+            }
+            row.push_str(&format!(" {}", rank + 1));
+            send(&row);
+        }
+        send(" +---+---+---+---+---+---+---+---+");
+        send("   a   b   c   d   e   f   g   h");
+        send("");
+        let fen = Fen::from_position(&self.root.pos, EnPassantMode::Legal);
+        send(&format!("Fen: {fen}"));
+        send(&format!("Key: {:016X}", self.root.key));
+        let checkers: Vec<String> = self
+            .root
+            .pos
+            .checkers()
+            .into_iter()
+            .map(|sq| sq.to_string())
+            .collect();
+        send(&format!("Checkers: {}", checkers.join(" ")));
+    }
+}
+
+/// Parses a FEN (4 to 6 fields; missing counters default to 0 and 1).
+fn parse_fen(text: &str, mode: CastlingMode) -> Result<Chess, String> {
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    let completed = match fields.len() {
+        4 => format!("{text} 0 1"),
+        5 => format!("{text} 1"),
+        6 => text.to_string(),
+        _ => {
+            return Err(format!(
+                "malformed FEN '{}': expected 4 to 6 fields",
+                short(text)
+            ))
+        }
+    };
+    let fen: Fen = completed
+        .parse()
+        .map_err(|e| format!("malformed FEN '{}': {e}", short(text)))?;
+    fen.into_position(mode)
+        .map_err(|e| format!("illegal position in FEN '{}': {e}", short(text)))
+}
+
+fn short(text: &str) -> String {
+    text.chars().take(100).collect()
+}
+
+/// Parses a move in UCI notation and checks that it is legal in `pos`.
+/// Both castling notations are understood (e1g1 and king-takes-rook e1h1).
+fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
+    let uci = UciMove::from_ascii(text.as_bytes())
+        .map_err(|_| format!("malformed move '{}'", short(text)))?;
+    uci.to_move(pos)
+        .map_err(|_| format!("illegal move '{}'", short(text)))
+}
+
+fn send_bestmove(best: Option<Move>, ponder: Option<Move>, mode: CastlingMode) {
+    match (best, ponder) {
+        (Some(b), Some(p)) => send(&format!(
+            "bestmove {} ponder {}",
+            move_to_uci(b, mode),
+            move_to_uci(p, mode)
+        )),
+        (Some(b), None) => send(&format!("bestmove {}", move_to_uci(b, mode))),
+        (None, _) => send("bestmove 0000"),
+    }
+}
+
+/// The body of the search thread: all searchers think, the first reports,
+/// and exactly one `bestmove` is sent when the search may end.
+#[allow(clippy::too_many_arguments)]
+fn run_search(
+    root: Board,
+    history: Vec<u64>,
+    limits: Limits,
+    signals: Arc<Signals>,
+    tt: Arc<TranspositionTable>,
+    mut searchers: Vec<Searcher>,
+    mode: CastlingMode,
+    start: Instant,
+) -> Vec<Searcher> {
+    let ctx = SearchContext {
+        tt: &tt,
+        signals: &signals,
+        limits: &limits,
+        start,
+        castling_mode: mode,
+        history: &history,
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let (main, helpers) = searchers.split_first_mut().expect("at least one searcher");
+        std::thread::scope(|scope| {
+            for helper in helpers.iter_mut() {
+                helper.verbose = false;
+                let ctx = &ctx;
+                let root = &root;
+                scope.spawn(move || helper.think(root, ctx));
+            }
+            main.verbose = true;
+            let result = main.think(&root, &ctx);
+            // `go infinite` and `go ponder` must not answer before `stop`
+            // (or `ponderhit`), even when the search has nothing left to do.
+            while !signals.stop.load(Ordering::Relaxed)
+                && (limits.infinite || signals.pondering.load(Ordering::Relaxed))
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            signals.stop.store(true, Ordering::Relaxed);
+            result
+        })
+    }));
+    match outcome {
+        Ok(result) => send_bestmove(result.best, result.ponder, mode),
+        Err(_) => {
+            report_problem("internal error in the search; playing a legal move");
+            let fallback = root.pos.legal_moves().first().copied();
+            send_bestmove(fallback, None, mode);
+            let n = searchers.len().max(1);
+            searchers = (0..n).map(Searcher::new).collect();
+        }
+    }
+    searchers
+}

@@ -1,0 +1,144 @@
+//! The UCI options the engine declares, their ranges, and validation of
+//! `setoption` values against them.
+
+pub const HASH_DEFAULT_MB: usize = 16;
+pub const HASH_MAX_MB: usize = 65_536;
+pub const THREADS_MAX: usize = 256;
+pub const MOVE_OVERHEAD_DEFAULT_MS: u64 = 10;
+pub const MOVE_OVERHEAD_MAX_MS: u64 = 5_000;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub move_overhead_ms: u64,
+    pub chess960: bool,
+    pub ponder: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: HASH_DEFAULT_MB,
+            threads: 1,
+            move_overhead_ms: MOVE_OVERHEAD_DEFAULT_MS,
+            chess960: false,
+            ponder: false,
+        }
+    }
+}
+
+/// A validated `setoption`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionChange {
+    Hash(usize),
+    Threads(usize),
+    MoveOverhead(u64),
+    Chess960(bool),
+    Ponder(bool),
+    ClearHash,
+}
+
+/// The `option ...` lines sent in reply to `uci`.
+pub fn declarations() -> Vec<String> {
+    vec![
+        format!("option name Hash type spin default {HASH_DEFAULT_MB} min 1 max {HASH_MAX_MB}"),
+        format!("option name Threads type spin default 1 min 1 max {THREADS_MAX}"),
+        format!(
+            "option name Move Overhead type spin default {MOVE_OVERHEAD_DEFAULT_MS} min 0 max {MOVE_OVERHEAD_MAX_MS}"
+        ),
+        "option name Clear Hash type button".to_string(),
+        "option name Ponder type check default false".to_string(),
+        "option name UCI_Chess960 type check default false".to_string(),
+    ]
+}
+
+/// Checks a `setoption` against the declarations. Names are matched without
+/// regard to case, as the UCI specification asks.
+pub fn validate(name: &str, value: Option<&str>) -> Result<OptionChange, String> {
+    let is = |n: &str| name.eq_ignore_ascii_case(n);
+    if is("Hash") {
+        spin(name, value, 1, HASH_MAX_MB as u64).map(|v| OptionChange::Hash(v as usize))
+    } else if is("Threads") {
+        spin(name, value, 1, THREADS_MAX as u64).map(|v| OptionChange::Threads(v as usize))
+    } else if is("Move Overhead") {
+        spin(name, value, 0, MOVE_OVERHEAD_MAX_MS).map(OptionChange::MoveOverhead)
+    } else if is("Clear Hash") {
+        Ok(OptionChange::ClearHash)
+    } else if is("Ponder") {
+        check(name, value).map(OptionChange::Ponder)
+    } else if is("UCI_Chess960") {
+        check(name, value).map(OptionChange::Chess960)
+    } else {
+        Err(format!("no such option: {name}"))
+    }
+}
+
+fn spin(name: &str, value: Option<&str>, min: u64, max: u64) -> Result<u64, String> {
+    let text = value.ok_or_else(|| format!("option {name} needs a value"))?;
+    match text.trim().parse::<i128>() {
+        Ok(v) if v >= min as i128 && v <= max as i128 => Ok(v as u64),
+        Ok(v) => Err(format!(
+            "option {name}: {v} is out of range {min}..{max}, value unchanged"
+        )),
+        Err(_) => Err(format!(
+            "option {name}: '{text}' is not a number, value unchanged"
+        )),
+    }
+}
+
+fn check(name: &str, value: Option<&str>) -> Result<bool, String> {
+    match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+        Some("true") => Ok(true),
+        Some("false") => Ok(false),
+        _ => Err(format!(
+            "option {name}: expected true or false, value unchanged"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_values_in_range() {
+        assert_eq!(validate("Hash", Some("64")), Ok(OptionChange::Hash(64)));
+        assert_eq!(validate("hash", Some("1")), Ok(OptionChange::Hash(1)));
+        assert_eq!(validate("Threads", Some("2")), Ok(OptionChange::Threads(2)));
+        assert_eq!(
+            validate("Move Overhead", Some("100")),
+            Ok(OptionChange::MoveOverhead(100))
+        );
+        assert_eq!(
+            validate("UCI_Chess960", Some("true")),
+            Ok(OptionChange::Chess960(true))
+        );
+        assert_eq!(validate("Clear Hash", None), Ok(OptionChange::ClearHash));
+    }
+
+    #[test]
+    fn rejects_bad_values() {
+        assert!(validate("Hash", Some("0")).is_err());
+        assert!(validate("Hash", Some("99999999999999999999999")).is_err());
+        assert!(validate("Threads", Some("-1")).is_err());
+        assert!(validate("Threads", None).is_err());
+        assert!(validate("Move Overhead", Some("abc")).is_err());
+        assert!(validate("UCI_Chess960", Some("maybe")).is_err());
+        assert!(validate("NoSuchOption", Some("1")).is_err());
+    }
+
+    #[test]
+    fn every_declared_option_validates_its_default() {
+        for line in declarations() {
+            let name_start = line.find("name ").unwrap() + 5;
+            let name_end = line.find(" type ").unwrap();
+            let name = &line[name_start..name_end];
+            let default = line
+                .split(" default ")
+                .nth(1)
+                .map(|rest| rest.split(' ').next().unwrap());
+            assert!(validate(name, default).is_ok(), "{line}");
+        }
+    }
+}

@@ -1,0 +1,606 @@
+//! Alpha-beta search: iterative deepening over a principal-variation search
+//! with quiescence search at the leaves, transposition-table cutoffs and
+//! ordering, check extension, and draw and mate-distance scoring.
+//!
+//! Each search thread owns a `Searcher` (its own history, killers and stack);
+//! threads share only the transposition table and the atomic `Signals`.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use shakmaty::{CastlingMode, Color, Move, MoveList, Position};
+
+use crate::board::{move_to_uci, Board};
+use crate::eval::evaluate;
+use crate::movepick::{History, ScoredMoves};
+use crate::time::TimeBudget;
+use crate::tt::{score_from_tt, score_to_tt, unpack_move, Bound, PackedMove, TranspositionTable};
+
+pub const MAX_PLY: usize = 128;
+pub const MATE: i32 = 32_000;
+/// Scores at or beyond this are mates found within `MAX_PLY` plies.
+pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+pub const INFINITY: i32 = MATE + 1;
+pub const MAX_DEPTH: i32 = MAX_PLY as i32 - 1;
+
+/// What `go` asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    /// Stop once a mate in at most this many moves is found.
+    pub mate: Option<u32>,
+    pub budget: Option<TimeBudget>,
+    /// `go infinite`: never stop on our own, and hold `bestmove` until `stop`.
+    pub infinite: bool,
+    /// Restrict the root to these moves (`go searchmoves`).
+    pub searchmoves: Vec<Move>,
+}
+
+/// Flags the controller uses to steer a running search; read by every thread.
+#[derive(Default)]
+pub struct Signals {
+    pub stop: AtomicBool,
+    /// Set by `go ponder`, cleared by `ponderhit`: time limits are suspended
+    /// and `bestmove` is held while it is set.
+    pub pondering: AtomicBool,
+    /// Milliseconds after the search start at which `ponderhit` arrived; the
+    /// clock budget counts from there.
+    pub ponderhit_ms: AtomicU64,
+    /// Nodes searched by all threads (flushed in batches).
+    pub nodes: AtomicU64,
+}
+
+/// The outcome of a search, as reported in `bestmove`.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    pub best: Option<Move>,
+    pub ponder: Option<Move>,
+    pub score: i32,
+    pub depth: i32,
+}
+
+/// Everything a thread needs to search one position.
+pub struct SearchContext<'a> {
+    pub tt: &'a TranspositionTable,
+    pub signals: &'a Signals,
+    pub limits: &'a Limits,
+    pub start: Instant,
+    pub castling_mode: CastlingMode,
+    /// Keys of the positions played before the root, oldest first.
+    pub history: &'a [u64],
+}
+
+const NODE_FLUSH: u64 = 1024;
+
+pub struct Searcher {
+    pub thread_id: usize,
+    /// Whether this thread prints `info` lines.
+    pub verbose: bool,
+    pub nodes: u64,
+    unflushed: u64,
+    seldepth: usize,
+    stopped: bool,
+    keys: Vec<u64>,
+    root_keys_len: usize,
+    pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    killers: [[Option<Move>; 2]; MAX_PLY + 1],
+    history: History,
+    root_best: Option<Move>,
+}
+
+impl Searcher {
+    pub fn new(thread_id: usize) -> Searcher {
+        Searcher {
+            thread_id,
+            verbose: thread_id == 0,
+            nodes: 0,
+            unflushed: 0,
+            seldepth: 0,
+            stopped: false,
+            keys: Vec::with_capacity(1024),
+            root_keys_len: 0,
+            pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
+            pv_len: [0; MAX_PLY + 1],
+            killers: [[None; 2]; MAX_PLY + 1],
+            history: History::new(),
+            root_best: None,
+        }
+    }
+
+    /// Forgets what was learned in earlier games (`ucinewgame`).
+    pub fn clear(&mut self) {
+        self.history = History::new();
+        self.killers = [[None; 2]; MAX_PLY + 1];
+    }
+
+    /// Iterative deepening from `root`. Returns the best move found (`None`
+    /// only when the root has no legal move).
+    pub fn think(&mut self, root: &Board, ctx: &SearchContext) -> SearchResult {
+        self.nodes = 0;
+        self.unflushed = 0;
+        self.stopped = false;
+        self.root_best = None;
+        self.history.age();
+        self.killers = [[None; 2]; MAX_PLY + 1];
+        self.keys.clear();
+        self.keys.extend_from_slice(ctx.history);
+        self.root_keys_len = self.keys.len();
+
+        let mut root_moves = root.pos.legal_moves();
+        if !ctx.limits.searchmoves.is_empty() {
+            root_moves.retain(|m| ctx.limits.searchmoves.contains(m));
+        }
+        let mut result = SearchResult {
+            best: root_moves.first().copied(),
+            ponder: None,
+            score: 0,
+            depth: 0,
+        };
+        if root_moves.is_empty() {
+            if self.verbose {
+                let score = if root.pos.is_check() {
+                    "mate 0"
+                } else {
+                    "cp 0"
+                };
+                crate::uci::send(&format!("info depth 0 score {score}"));
+            }
+            return result;
+        }
+
+        let max_depth = ctx.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        // Helper threads start at staggered depths so they do not all search
+        // the same tree in lock step.
+        let first_depth = 1 + (self.thread_id % 2) as i32;
+        let mut depth = first_depth.min(max_depth);
+        while depth <= max_depth {
+            self.seldepth = 0;
+            let score = self.search(root, -INFINITY, INFINITY, depth, 0, ctx);
+            if let Some(best) = self.root_best {
+                // Also after an interrupted iteration: the root best move is
+                // only replaced by a move whose search completed.
+                result.best = Some(best);
+            }
+            if self.stopped {
+                break;
+            }
+            result.score = score;
+            result.depth = depth;
+            result.ponder = if self.pv_len[0] > 1 {
+                self.pv[0][1]
+            } else {
+                None
+            };
+            if self.verbose {
+                self.report(depth, score, ctx);
+            }
+            if self.should_stop_iterating(depth, score, ctx) {
+                break;
+            }
+            depth += 1;
+        }
+        self.flush_nodes(ctx);
+        if result.ponder.is_none() {
+            result.ponder = result.best.and_then(|m| self.ponder_from_tt(root, m, ctx));
+        }
+        result
+    }
+
+    /// Decides, after a completed iteration, whether to start another one.
+    fn should_stop_iterating(&self, depth: i32, score: i32, ctx: &SearchContext) -> bool {
+        let limits = ctx.limits;
+        if ctx.signals.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        if let Some(n) = limits.mate {
+            if score >= MATE - (2 * n as i32 - 1) {
+                return true;
+            }
+        }
+        if let Some(nodes) = limits.nodes {
+            if self.nodes >= nodes {
+                return true;
+            }
+        }
+        if limits.infinite || ctx.signals.pondering.load(Ordering::Relaxed) {
+            return false;
+        }
+        // A mate seen well within the search depth is proven by the
+        // full-width search: deeper iterations cannot change it.
+        if score.abs() >= MATE_BOUND && depth > MATE - score.abs() + 2 {
+            return true;
+        }
+        if let Some(budget) = limits.budget {
+            // The next iteration takes longer than all earlier ones together:
+            // starting it past half of the soft limit rarely finishes it.
+            if budget_elapsed(ctx) >= budget.soft / 2 {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn report(&self, depth: i32, score: i32, ctx: &SearchContext) {
+        let elapsed = ctx.start.elapsed();
+        let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.unflushed;
+        let ms = elapsed.as_millis() as u64;
+        let nps = nodes * 1000 / ms.max(1);
+        let mut line = format!(
+            "info depth {depth} seldepth {} score {} nodes {nodes} nps {nps} hashfull {} time {ms} pv",
+            self.seldepth.max(depth as usize),
+            format_score(score),
+            ctx.tt.hashfull(),
+        );
+        for m in self.pv[0][..self.pv_len[0]].iter().flatten() {
+            line.push(' ');
+            line.push_str(&move_to_uci(*m, ctx.castling_mode));
+        }
+        crate::uci::send(&line);
+    }
+
+    /// A reply to expect after `best`, from the table, when the PV has none.
+    fn ponder_from_tt(&self, root: &Board, best: Move, ctx: &SearchContext) -> Option<Move> {
+        let child = root.play(best);
+        let hit = ctx.tt.probe(child.key)?;
+        unpack_move(hit.mv, &child.pos.legal_moves())
+    }
+
+    fn flush_nodes(&mut self, ctx: &SearchContext) {
+        ctx.signals
+            .nodes
+            .fetch_add(self.unflushed, Ordering::Relaxed);
+        self.unflushed = 0;
+    }
+
+    /// Counts a node and, every so often, looks at the clock and the signals.
+    #[inline]
+    fn visit(&mut self, ctx: &SearchContext) {
+        self.nodes += 1;
+        self.unflushed += 1;
+        if let Some(limit) = ctx.limits.nodes {
+            if self.nodes >= limit {
+                self.stopped = true;
+            }
+        }
+        if self.unflushed >= NODE_FLUSH {
+            self.flush_nodes(ctx);
+            if ctx.signals.stop.load(Ordering::Relaxed) || self.out_of_time(ctx) {
+                self.stopped = true;
+            }
+        }
+    }
+
+    fn out_of_time(&self, ctx: &SearchContext) -> bool {
+        match ctx.limits.budget {
+            Some(budget) if !ctx.limits.infinite => {
+                !ctx.signals.pondering.load(Ordering::Relaxed) && budget_elapsed(ctx) >= budget.hard
+            }
+            _ => false,
+        }
+    }
+
+    fn is_draw(&self, board: &Board) -> bool {
+        let pos = &board.pos;
+        let halfmoves = pos.halfmoves() as usize;
+        if halfmoves >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()) {
+            return true;
+        }
+        if pos.is_insufficient_material() {
+            return true;
+        }
+        // Repetition: a position seen before within the reversible moves.
+        // Inside the search path once is enough (the side that can repeat can
+        // repeat again); before the root it takes two earlier occurrences.
+        let n = self.keys.len();
+        let reach = halfmoves.min(n);
+        let mut earlier = 0;
+        let mut distance = 4;
+        while distance <= reach {
+            let idx = n - distance;
+            if self.keys[idx] == board.key {
+                if idx >= self.root_keys_len {
+                    return true;
+                }
+                earlier += 1;
+                if earlier >= 2 {
+                    return true;
+                }
+            }
+            distance += 2;
+        }
+        false
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = Some(m);
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    fn search(
+        &mut self,
+        board: &Board,
+        mut alpha: i32,
+        mut beta: i32,
+        mut depth: i32,
+        ply: usize,
+        ctx: &SearchContext,
+    ) -> i32 {
+        self.pv_len[ply] = ply;
+        let in_check = board.pos.is_check();
+        if in_check {
+            // Check extension: forcing lines are searched a ply deeper.
+            depth += 1;
+        }
+        if depth <= 0 {
+            return self.qsearch(board, alpha, beta, ply, ctx);
+        }
+        self.visit(ctx);
+        if self.stopped {
+            return 0;
+        }
+        let pv_node = beta - alpha > 1;
+        let root = ply == 0;
+        self.seldepth = self.seldepth.max(ply);
+
+        if !root {
+            if self.is_draw(board) {
+                return 0;
+            }
+            if ply >= MAX_PLY - 1 {
+                return evaluate(&board.pos);
+            }
+            // Mate distance pruning: no line from here beats a mate found nearer the root.
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        let tt_hit = ctx.tt.probe(board.key);
+        let mut tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
+        if let Some(hit) = tt_hit {
+            if !pv_node && hit.depth >= depth {
+                let score = score_from_tt(hit.score, ply);
+                let cutoff = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if cutoff {
+                    return score;
+                }
+            }
+        }
+        if root {
+            if let Some(best) = self.root_best {
+                tt_move = PackedMove::new(best);
+            }
+        }
+
+        let mut moves: MoveList = board.pos.legal_moves();
+        if root && !ctx.limits.searchmoves.is_empty() {
+            moves.retain(|m| ctx.limits.searchmoves.contains(m));
+        }
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+
+        let white = board.pos.turn() == Color::White;
+        let mut picker = ScoredMoves::new(moves, tt_move, &self.killers[ply], &self.history, white);
+        let mut best_score = -INFINITY;
+        let mut best_move: Option<Move> = None;
+        let original_alpha = alpha;
+        let mut quiets_tried: [Option<Move>; 64] = [None; 64];
+        let mut quiet_count = 0;
+        let mut searched = 0;
+
+        self.keys.push(board.key);
+        while let Some(m) = picker.next_move() {
+            let child = board.play(m);
+            let quiet = !m.is_capture() && m.promotion().is_none();
+            let score = if searched == 0 {
+                -self.search(&child, -beta, -alpha, depth - 1, ply + 1, ctx)
+            } else {
+                // Principal variation search: prove the move is no better with
+                // a null window, and search it fully only when it is.
+                let mut s = -self.search(&child, -alpha - 1, -alpha, depth - 1, ply + 1, ctx);
+                if s > alpha && s < beta {
+                    s = -self.search(&child, -beta, -alpha, depth - 1, ply + 1, ctx);
+                }
+                s
+            };
+            searched += 1;
+            if self.stopped {
+                self.keys.pop();
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    alpha = score;
+                    self.update_pv(ply, m);
+                    if root {
+                        self.root_best = Some(m);
+                    }
+                    if score >= beta {
+                        if quiet {
+                            self.reward_quiet(m, white, depth, ply, &quiets_tried[..quiet_count]);
+                        }
+                        break;
+                    }
+                }
+            }
+            if quiet && quiet_count < quiets_tried.len() {
+                quiets_tried[quiet_count] = Some(m);
+                quiet_count += 1;
+            }
+        }
+        self.keys.pop();
+
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if alpha > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
+        ctx.tt.store(
+            board.key,
+            packed,
+            score_to_tt(best_score, ply),
+            depth,
+            bound,
+        );
+        best_score
+    }
+
+    fn reward_quiet(
+        &mut self,
+        m: Move,
+        white: bool,
+        depth: i32,
+        ply: usize,
+        tried: &[Option<Move>],
+    ) {
+        if self.killers[ply][0] != Some(m) {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = Some(m);
+        }
+        let bonus = (depth * depth * 16).min(4096);
+        self.history.update(white, m, bonus);
+        for q in tried.iter().flatten() {
+            self.history.update(white, *q, -bonus);
+        }
+    }
+
+    fn qsearch(
+        &mut self,
+        board: &Board,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        ctx: &SearchContext,
+    ) -> i32 {
+        self.pv_len[ply] = ply;
+        self.visit(ctx);
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = board.pos.is_check();
+        let moves = board.pos.legal_moves();
+        // Fifty-move rule (unless the last move mated) and dead positions.
+        let fifty = board.pos.halfmoves() >= 100 && !(in_check && moves.is_empty());
+        if fifty || board.pos.is_insufficient_material() {
+            return 0;
+        }
+        if ply >= MAX_PLY - 1 {
+            return if in_check { 0 } else { evaluate(&board.pos) };
+        }
+
+        let tt_hit = ctx.tt.probe(board.key);
+        if let Some(hit) = tt_hit {
+            let score = score_from_tt(hit.score, ply);
+            let cutoff = match hit.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if cutoff && beta - alpha == 1 {
+                return score;
+            }
+        }
+        let tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
+
+        let mut best_score;
+        let mut picker = if in_check {
+            if moves.is_empty() {
+                return -MATE + ply as i32;
+            }
+            best_score = -INFINITY;
+            ScoredMoves::evasions(moves, tt_move)
+        } else {
+            // Stand pat: the side to move can usually do at least as well as
+            // the static evaluation by declining every capture.
+            let stand_pat = evaluate(&board.pos);
+            if stand_pat >= beta {
+                return stand_pat;
+            }
+            alpha = alpha.max(stand_pat);
+            best_score = stand_pat;
+            ScoredMoves::noisy(moves, tt_move)
+        };
+
+        let original_alpha = alpha;
+        let mut best_move = None;
+        while let Some(m) = picker.next_move() {
+            let child = board.play(m);
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1, ctx);
+            if self.stopped {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = Some(m);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if alpha > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
+        ctx.tt
+            .store(board.key, packed, score_to_tt(best_score, ply), 0, bound);
+        best_score
+    }
+}
+
+/// Time counted against the budget: from the start, or from `ponderhit`.
+fn budget_elapsed(ctx: &SearchContext) -> Duration {
+    let since_start = ctx.start.elapsed();
+    let ponderhit = Duration::from_millis(ctx.signals.ponderhit_ms.load(Ordering::Relaxed));
+    since_start.saturating_sub(ponderhit)
+}
+
+/// A score in UCI form: `cp N` or `mate N` (moves, negative when being mated).
+pub fn format_score(score: i32) -> String {
+    if score >= MATE_BOUND {
+        format!("mate {}", (MATE - score + 1) / 2)
+    } else if score <= -MATE_BOUND {
+        format!("mate -{}", (MATE + score) / 2)
+    } else {
+        format!("cp {score}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mate_scores_format_in_moves() {
+        assert_eq!(format_score(MATE - 1), "mate 1");
+        assert_eq!(format_score(MATE - 3), "mate 2");
+        assert_eq!(format_score(-MATE + 2), "mate -1");
+        assert_eq!(format_score(-MATE + 4), "mate -2");
+        assert_eq!(format_score(-35), "cp -35");
+    }
+}

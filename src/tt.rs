@@ -1,0 +1,246 @@
+//! Transposition table shared by every search thread without locks.
+//!
+//! Each entry is two 64-bit atomics: the data word and the key XOR the data
+//! word. A reader recomputes `stored ^ data` and accepts the entry only when
+//! it equals the probed key, so an entry torn by a concurrent writer (half old,
+//! half new) is rejected instead of being trusted. Moves read from the table
+//! are only ever used after being matched against the legal move list.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+use shakmaty::Move;
+
+pub const MB: usize = 1024 * 1024;
+
+/// A move packed into 16 bits: from (6), to (6), promotion role (3).
+/// Castling is stored king-square to rook-square, as shakmaty represents it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PackedMove(pub u16);
+
+impl PackedMove {
+    pub const NONE: PackedMove = PackedMove(0);
+
+    pub fn new(m: Move) -> PackedMove {
+        let from = m.from().map_or(0, |sq| sq as u16);
+        let to = m.to() as u16;
+        let promo = m.promotion().map_or(0, |r| r as u16);
+        PackedMove(from | (to << 6) | (promo << 12))
+    }
+
+    #[inline]
+    pub fn matches(self, m: Move) -> bool {
+        self != PackedMove::NONE && PackedMove::new(m) == self
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Exact = 1,
+    Lower = 2,
+    Upper = 3,
+}
+
+/// What a probe returns.
+#[derive(Clone, Copy, Debug)]
+pub struct TtHit {
+    pub mv: PackedMove,
+    pub score: i32,
+    pub depth: i32,
+    pub bound: Bound,
+}
+
+#[derive(Default)]
+struct Entry {
+    key_xor_data: AtomicU64,
+    data: AtomicU64,
+}
+
+/// Bits 32..48 are free for a static evaluation later.
+fn pack(mv: PackedMove, score: i32, depth: i32, bound: Bound, age: u8) -> u64 {
+    (mv.0 as u64)
+        | ((score as i16 as u16 as u64) << 16)
+        | ((depth.clamp(0, 255) as u64) << 48)
+        | ((bound as u64) << 56)
+        | (((age & 0x3f) as u64) << 58)
+}
+
+fn unpack(data: u64) -> Option<TtHit> {
+    let bound = match (data >> 56) & 3 {
+        1 => Bound::Exact,
+        2 => Bound::Lower,
+        3 => Bound::Upper,
+        _ => return None, // empty slot
+    };
+    Some(TtHit {
+        mv: PackedMove(data as u16),
+        score: (data >> 16) as u16 as i16 as i32,
+        depth: ((data >> 48) & 0xff) as i32,
+        bound,
+    })
+}
+
+fn age_of(data: u64) -> u8 {
+    ((data >> 58) & 0x3f) as u8
+}
+
+pub struct TranspositionTable {
+    entries: Vec<Entry>,
+    age: AtomicU8,
+}
+
+impl TranspositionTable {
+    /// Allocates a table of `megabytes` MiB. Fails, rather than aborting the
+    /// process, when the memory cannot be had.
+    pub fn new(megabytes: usize) -> Result<TranspositionTable, String> {
+        let count = (megabytes.max(1) * MB / std::mem::size_of::<Entry>()).max(1);
+        let mut entries = Vec::new();
+        entries
+            .try_reserve_exact(count)
+            .map_err(|e| format!("cannot allocate {megabytes} MB for the hash table: {e}"))?;
+        entries.resize_with(count, Entry::default);
+        Ok(TranspositionTable {
+            entries,
+            age: AtomicU8::new(0),
+        })
+    }
+
+    pub fn clear(&self) {
+        for e in &self.entries {
+            e.key_xor_data.store(0, Ordering::Relaxed);
+            e.data.store(0, Ordering::Relaxed);
+        }
+        self.age.store(0, Ordering::Relaxed);
+    }
+
+    /// Marks the start of a new search, so older entries are replaced first.
+    pub fn new_search(&self) {
+        self.age.fetch_add(1, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        ((key as u128 * self.entries.len() as u128) >> 64) as usize
+    }
+
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<TtHit> {
+        let e = &self.entries[self.index(key)];
+        let data = e.data.load(Ordering::Relaxed);
+        let check = e.key_xor_data.load(Ordering::Relaxed);
+        if check ^ data != key {
+            return None;
+        }
+        unpack(data)
+    }
+
+    #[inline]
+    pub fn store(&self, key: u64, mv: PackedMove, score: i32, depth: i32, bound: Bound) {
+        let e = &self.entries[self.index(key)];
+        let age = self.age.load(Ordering::Relaxed) & 0x3f;
+        let old = e.data.load(Ordering::Relaxed);
+        let old_key = e.key_xor_data.load(Ordering::Relaxed) ^ old;
+        let same = old_key == key;
+        if let Some(prev) = unpack(old) {
+            // Keep a deeper entry of the same search unless this one is exact.
+            let stale = age_of(old) != age;
+            if !stale && !same && bound != Bound::Exact && prev.depth > depth + 3 {
+                return;
+            }
+            // Keep the known best move when re-storing the same position without one.
+            if same && mv == PackedMove::NONE {
+                let data = pack(prev.mv, score, depth, bound, age);
+                e.data.store(data, Ordering::Relaxed);
+                e.key_xor_data.store(key ^ data, Ordering::Relaxed);
+                return;
+            }
+        }
+        let data = pack(mv, score, depth, bound, age);
+        e.data.store(data, Ordering::Relaxed);
+        e.key_xor_data.store(key ^ data, Ordering::Relaxed);
+    }
+
+    /// Permille of sampled entries written by the current search (UCI `hashfull`).
+    pub fn hashfull(&self) -> u32 {
+        let age = self.age.load(Ordering::Relaxed) & 0x3f;
+        let sample = self.entries.len().min(1000);
+        let used = self.entries[..sample]
+            .iter()
+            .filter(|e| {
+                let d = e.data.load(Ordering::Relaxed);
+                unpack(d).is_some() && age_of(d) == age
+            })
+            .count();
+        (used * 1000 / sample.max(1)) as u32
+    }
+}
+
+/// Converts a score for storage: mate scores become relative to this node,
+/// so they stay right when the position is reached at another ply.
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    use crate::search::MATE_BOUND;
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    use crate::search::MATE_BOUND;
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// The legal move a packed TT move stands for, if any.
+pub fn unpack_move(packed: PackedMove, legal: &[Move]) -> Option<Move> {
+    legal.iter().copied().find(|&m| packed.matches(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_and_probe_round_trip() {
+        let tt = TranspositionTable::new(1).unwrap();
+        let key = 0x1234_5678_9abc_def0;
+        tt.store(key, PackedMove(777), -31_000, 12, Bound::Lower);
+        let hit = tt.probe(key).unwrap();
+        assert_eq!(hit.mv, PackedMove(777));
+        assert_eq!(hit.score, -31_000);
+        assert_eq!(hit.depth, 12);
+        assert_eq!(hit.bound, Bound::Lower);
+        assert!(tt.probe(key ^ 1).is_none());
+    }
+
+    #[test]
+    fn torn_entry_is_rejected() {
+        let tt = TranspositionTable::new(1).unwrap();
+        let key = 42u64 << 40;
+        tt.store(key, PackedMove(5), 10, 3, Bound::Exact);
+        // Simulate a concurrent writer having replaced only the data word.
+        let e = &tt.entries[tt.index(key)];
+        e.data.store(
+            pack(PackedMove(9), 99, 9, Bound::Exact, 0),
+            Ordering::Relaxed,
+        );
+        assert!(tt.probe(key).is_none());
+    }
+
+    #[test]
+    fn mate_scores_are_ply_relative() {
+        use crate::search::MATE;
+        let s = MATE - 10; // mate in 10 plies from the root, found at ply 4
+        let stored = score_to_tt(s, 4);
+        assert_eq!(score_from_tt(stored, 4), s);
+        assert_eq!(score_from_tt(stored, 6), s - 2);
+        assert_eq!(score_from_tt(score_to_tt(-s, 4), 6), -s + 2);
+    }
+}
