@@ -388,7 +388,14 @@ fn parse_fen(text: &str, mode: CastlingMode) -> Result<Chess, String> {
     let fen: Fen = completed
         .parse()
         .map_err(|e| format!("malformed FEN '{}': {e}", short(text)))?;
+    // Set-ups no game could reach (a check no last move gives, ten queens)
+    // are still positions a user may want analysed, as in other engines.
+    // An impossible en-passant square is dropped. Missing kings, pawns on
+    // the back rank or a side to move giving check are refused.
     fen.into_position(mode)
+        .or_else(|e| e.ignore_impossible_check())
+        .or_else(|e| e.ignore_too_much_material())
+        .or_else(|e| e.ignore_invalid_ep_square())
         .map_err(|e| format!("illegal position in FEN '{}': {e}", short(text)))
 }
 

@@ -2,21 +2,11 @@
 //! stdout; `kiraly bench [depth]` and `kiraly perft <depth> [fen]` are the
 //! command-line tools.
 
-mod bench;
-mod board;
-mod engine;
-mod eval;
-mod movepick;
-mod options;
-mod perft;
-mod search;
-mod time;
-mod tt;
-mod uci;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use kiraly::{bench, engine, perft, search, uci};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 

@@ -1,0 +1,30 @@
+# Kiraly build. `make` builds ./kiraly; `make EXE=path` builds it there
+# (the OpenBench convention); `make test` runs every test.
+
+EXE ?= kiraly
+CARGO ?= cargo
+PYTHON ?= python3
+# Tuned for the machine that builds it, as OpenBench and most users want.
+# `make NATIVE=` builds a portable binary.
+NATIVE ?= -C target-cpu=native
+
+.PHONY: all test test-engine test-tools bench clean
+
+all:
+	RUSTFLAGS="$(NATIVE)" $(CARGO) build --release --bin kiraly --target-dir target/native
+	cp target/native/release/kiraly "$(EXE)"
+
+test: all test-engine test-tools
+
+test-engine:
+	$(CARGO) test --release
+
+test-tools:
+	$(PYTHON) -m unittest discover -s tools -p 'test_*.py' -v
+
+bench: all
+	"$(abspath $(EXE))" bench
+
+clean:
+	$(CARGO) clean
+	rm -f kiraly

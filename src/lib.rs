@@ -1,0 +1,15 @@
+//! Kiraly, a UCI chess engine built on shakmaty. The library holds the
+//! engine; `main.rs` is the command-line front end, and the integration tests
+//! and tools use the modules directly.
+
+pub mod bench;
+pub mod board;
+pub mod engine;
+pub mod eval;
+pub mod movepick;
+pub mod options;
+pub mod perft;
+pub mod search;
+pub mod time;
+pub mod tt;
+pub mod uci;
