@@ -64,7 +64,12 @@ fn run_suite(file: &str, node_cap: u64, mode: CastlingMode, expected_positions: 
             ));
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

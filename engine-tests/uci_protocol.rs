@@ -109,20 +109,28 @@ fn position(fen: &str, mode: CastlingMode) -> Chess {
 }
 
 fn play_uci(pos: &Chess, text: &str) -> Option<Chess> {
-    let m = UciMove::from_ascii(text.as_bytes()).ok()?.to_move(pos).ok()?;
+    let m = UciMove::from_ascii(text.as_bytes())
+        .ok()?
+        .to_move(pos)
+        .ok()?;
     Some(pos.clone().play(m).ok()?)
 }
 
 /// Checks every pv in `lines` and the final bestmove (and ponder move) for
 /// legality from `root`; returns the bestmove text.
 fn check_search_output(root: &Chess, lines: &[String]) -> String {
-    for line in lines.iter().filter(|l| l.starts_with("info") && l.contains(" pv ")) {
+    for line in lines
+        .iter()
+        .filter(|l| l.starts_with("info") && l.contains(" pv "))
+    {
         let pv = line.split(" pv ").nth(1).unwrap();
         let mut pos = root.clone();
         for mv in pv.split_whitespace() {
             pos = play_uci(&pos, mv).unwrap_or_else(|| panic!("illegal pv move {mv} in: {line}"));
         }
-        for field in ["depth", "seldepth", "score", "nodes", "nps", "time", "hashfull"] {
+        for field in [
+            "depth", "seldepth", "score", "nodes", "nps", "time", "hashfull",
+        ] {
             assert!(
                 line.contains(&format!(" {field} ")),
                 "info without {field}: {line}"
@@ -149,7 +157,10 @@ fn last_score(lines: &[String]) -> String {
         .find(|l| l.contains(" score "))
         .expect("an info line with a score");
     let rest = line.split(" score ").nth(1).unwrap();
-    rest.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+    rest.split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[test]
@@ -252,7 +263,10 @@ fn tiny_clock_answers_in_time() {
         let out = e.bestmove(Duration::from_secs(5));
         let took = started.elapsed();
         check_search_output(&root, &out);
-        assert!(took < Duration::from_millis(limit_ms), "clock {clock}: {took:?}");
+        assert!(
+            took < Duration::from_millis(limit_ms),
+            "clock {clock}: {took:?}"
+        );
     }
     e.quit();
 }
@@ -266,13 +280,21 @@ fn stop_and_isready_answer_within_milliseconds_mid_search() {
     let t = Instant::now();
     e.send("isready");
     e.read_until(Duration::from_secs(1), |l| l == "readyok");
-    assert!(t.elapsed() < Duration::from_millis(50), "isready took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_millis(50),
+        "isready took {:?}",
+        t.elapsed()
+    );
     // No bestmove before stop.
     e.silent_after_info(Duration::from_millis(300));
     let t = Instant::now();
     e.send("stop");
     let out = e.bestmove(Duration::from_secs(1));
-    assert!(t.elapsed() < Duration::from_millis(100), "stop took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_millis(100),
+        "stop took {:?}",
+        t.elapsed()
+    );
     check_search_output(&Chess::default(), &out);
     e.quit();
 }
@@ -291,7 +313,11 @@ fn ponder_waits_for_ponderhit_or_stop() {
     let t = Instant::now();
     e.send("ponderhit");
     let out = e.bestmove(Duration::from_secs(2));
-    assert!(t.elapsed() < Duration::from_millis(700), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_millis(700),
+        "{:?}",
+        t.elapsed()
+    );
     check_search_output(&root, &out);
 
     e.send("go ponder wtime 1000 btime 1000");
@@ -325,7 +351,10 @@ fn finds_mate_in_one() {
     e.send(&format!("position fen {fen}"));
     e.send("go depth 6");
     let out = e.bestmove(Duration::from_secs(10));
-    assert_eq!(check_search_output(&position(fen, CastlingMode::Standard), &out), "d1d8");
+    assert_eq!(
+        check_search_output(&position(fen, CastlingMode::Standard), &out),
+        "d1d8"
+    );
     assert_eq!(last_score(&out), "mate 1");
     e.quit();
 }
@@ -338,7 +367,11 @@ fn mate_suite_mates_in_two() {
     let mut e = Engine::start();
     let mut tested = 0;
     for line in text.lines().filter(|l| l.contains("dm 2;")) {
-        let fen: String = line.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
+        let fen: String = line
+            .split_whitespace()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ");
         let root = position(&format!("{fen} 0 1"), CastlingMode::Standard);
         e.send("ucinewgame");
         e.send(&format!("position fen {fen}"));
@@ -368,11 +401,17 @@ fn no_legal_move_answers_0000() {
         e.send("go infinite");
         e.silent_after_info(Duration::from_millis(200));
         e.send("stop");
-        assert_eq!(e.bestmove(Duration::from_secs(1)).last().unwrap(), "bestmove 0000");
+        assert_eq!(
+            e.bestmove(Duration::from_secs(1)).last().unwrap(),
+            "bestmove 0000"
+        );
         e.send("go ponder wtime 100 btime 100");
         e.silent_after_info(Duration::from_millis(200));
         e.send("stop");
-        assert_eq!(e.bestmove(Duration::from_secs(1)).last().unwrap(), "bestmove 0000");
+        assert_eq!(
+            e.bestmove(Duration::from_secs(1)).last().unwrap(),
+            "bestmove 0000"
+        );
     }
     e.quit();
 }
@@ -424,7 +463,10 @@ fn chess960_castling_is_king_takes_rook() {
     e.send("d");
     let out = e.read_until(Duration::from_secs(5), |l| l.starts_with("Fen:"));
     let fen_line = out.last().unwrap();
-    assert!(fen_line.contains("1r3kr1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1 b"), "{fen_line}");
+    assert!(
+        fen_line.contains("1r3kr1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1 b"),
+        "{fen_line}"
+    );
     e.send(&format!("position fen {fen}"));
     e.send("go perft 1");
     let out = e.read_until(Duration::from_secs(5), |l| l.starts_with("Nodes searched"));
@@ -452,7 +494,9 @@ fn end_of_input_exits_cleanly() {
     e.send("position startpos");
     e.send("go infinite");
     std::thread::sleep(Duration::from_millis(100));
-    let Engine { mut child, stdin, .. } = e;
+    let Engine {
+        mut child, stdin, ..
+    } = e;
     drop(stdin);
     let deadline = Instant::now() + Duration::from_secs(2);
     loop {
@@ -476,5 +520,25 @@ fn losing_side_takes_the_threefold_repetition() {
     let root = position("6k1/8/8/8/8/8/8/2Q4K b - - 7 4", CastlingMode::Standard);
     assert_eq!(check_search_output(&root, &out), "g8h8");
     assert_eq!(last_score(&out), "cp 0");
+    e.quit();
+}
+
+#[test]
+fn ponder_move_stays_legal_when_an_iteration_is_cut_short() {
+    // Regression: the best move of an interrupted iteration was paired with
+    // the previous iteration's PV reply. Short movetimes cut iterations at
+    // many different points.
+    let mut e = Engine::start();
+    let moves = "b1c3 b8c6 d2d4 g8f6 d4d5 c6e5 f2f4 e5g6 f4f5 g6e5 g1f3";
+    let mut root = Chess::default();
+    for m in moves.split_whitespace() {
+        root = play_uci(&root, m).unwrap();
+    }
+    for movetime in 1..=60 {
+        e.send(&format!("position startpos moves {moves}"));
+        e.send(&format!("go movetime {movetime}"));
+        let out = e.bestmove(Duration::from_secs(5));
+        check_search_output(&root, &out);
+    }
     e.quit();
 }

@@ -2,7 +2,6 @@
 //! stdout; `kiraly bench [depth]` and `kiraly perft <depth> [fen]` are the
 //! command-line tools.
 
-
 use std::io::{self, Write};
 use std::process::ExitCode;
 

@@ -168,11 +168,6 @@ impl Searcher {
             }
             result.score = score;
             result.depth = depth;
-            result.ponder = if self.pv_len[0] > 1 {
-                self.pv[0][1]
-            } else {
-                None
-            };
             if self.verbose {
                 self.report(depth, score, ctx);
             }
@@ -182,6 +177,12 @@ impl Searcher {
             depth += 1;
         }
         self.flush_nodes(ctx);
+        // The root PV row is rewritten whenever the root best move changes,
+        // also in an interrupted iteration, so its second move is a legal
+        // reply to the best move whenever the row starts with it.
+        if self.pv_len[0] > 1 && self.pv[0][0] == result.best {
+            result.ponder = self.pv[0][1];
+        }
         if result.ponder.is_none() {
             result.ponder = result.best.and_then(|m| self.ponder_from_tt(root, m, ctx));
         }
