@@ -19,8 +19,9 @@ test: all test-engine test-tools
 test-engine:
 	$(CARGO) test --release
 
-test-tools:
-	$(PYTHON) -m unittest discover -s tools -p 'test_*.py' -v
+# The match and suite tests play real games with the engine just built.
+test-tools: all
+	MATCH_ENGINE="$(abspath $(EXE))" $(PYTHON) -m unittest discover -s tools -p 'test_*.py'
 
 bench: all
 	"$(abspath $(EXE))" bench

@@ -1,0 +1,303 @@
+"""End-to-end tests of tools/match.py and tools/suite.py (plain unittest).
+
+Run from the repository root:
+    python3 -m unittest tools/test_match.py        # or: python3 tools/test_match.py
+
+The real-engine tests use $MATCH_ENGINE (default: stockfish from PATH or
+/usr/games/stockfish; set MATCH_ENGINE=./kiraly for the project's engine) and
+are skipped when no engine is available.  The failure-handling tests use the
+scriptable tools/mock_engine.py, so they always run.  Total time ~20-30 s.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import chess
+import chess.pgn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MATCH = os.path.join(HERE, "match.py")
+SUITE = os.path.join(HERE, "suite.py")
+MOCK = os.path.join(HERE, "mock_engine.py")
+BOOK = "/work/shared/data/books/UHO_4060_v4.epd"
+WAC = "/work/shared/data/tactics/wac.epd"
+
+
+def find_engine():
+    env = os.environ.get("MATCH_ENGINE")
+    cand = env if env else (shutil.which("stockfish") or "/usr/games/stockfish")
+    if os.path.isfile(cand) and os.access(cand, os.X_OK):
+        return os.path.abspath(cand)
+    found = shutil.which(cand)
+    return found
+
+
+ENGINE = find_engine()
+
+
+def mock(*extra):
+    return "cmd=" + " ".join([sys.executable, MOCK] + list(extra))
+
+
+class Run:
+    def __init__(self, argv, timeout=120):
+        self.tmp = tempfile.mkdtemp(prefix="match-test-")
+        self.pgn = os.path.join(self.tmp, "games.pgn")
+        self.json = os.path.join(self.tmp, "result.json")
+        cmd = [sys.executable, MATCH] + argv + ["--pgn", self.pgn, "--json", self.json]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        self.rc, self.out, self.err = p.returncode, p.stdout, p.stderr
+        self.result = None
+        if os.path.exists(self.json):
+            with open(self.json) as f:
+                self.result = json.load(f)
+        self.games = []
+        if os.path.exists(self.pgn):
+            with open(self.pgn) as f:
+                while True:
+                    g = chess.pgn.read_game(f)
+                    if g is None:
+                        break
+                    self.games.append(g)
+
+    def cleanup(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def failures(self, name):
+        return self.result["engines"][name]["failures"]
+
+    def diag(self):
+        return f"rc={self.rc}\nstdout:\n{self.out[-3000:]}\nstderr:\n{self.err[-3000:]}"
+
+
+def check_pgn_games(test, run, names, counts=True):
+    """Every game replays legally and its Result agrees with the JSON counts."""
+    wins = draws = losses = 0
+    first = names[0]
+    for g in run.games:
+        test.assertEqual(g.errors, [], "PGN parse errors")
+        res = g.headers["Result"]
+        test.assertIn(res, ("1-0", "0-1", "1/2-1/2"))
+        test.assertIn(g.headers["White"], names)
+        test.assertIn(g.headers["Black"], names)
+        board = g.board()
+        for mv in g.mainline_moves():
+            test.assertTrue(board.is_legal(mv))
+            board.push(mv)
+        if board.is_checkmate():
+            test.assertEqual(res, "0-1" if board.turn == chess.WHITE else "1-0")
+        if res == "1/2-1/2":
+            draws += 1
+        elif (res == "1-0") == (g.headers["White"] == first):
+            wins += 1
+        else:
+            losses += 1
+    if counts:
+        p = run.result["pairings"][0]
+        test.assertEqual((p["wins"], p["draws"], p["losses"]), (wins, draws, losses))
+
+
+@unittest.skipIf(ENGINE is None, "no UCI engine found (set MATCH_ENGINE)")
+class TestRealEngine(unittest.TestCase):
+    def test_short_match(self):
+        argv = ["--engine", f"cmd={ENGINE}", "name=A", "--engine", f"cmd={ENGINE}", "name=B",
+                "--each", "option.Threads=1", "option.Hash=16",
+                "--games", "4", "--nodes", "2000", "--concurrency", "2", "--seed", "1"]
+        if os.path.exists(BOOK):
+            argv += ["--openings", f"file={BOOK}", "format=epd", "order=random"]
+        run = Run(argv)
+        try:
+            self.assertEqual(run.rc, 0, run.diag())
+            self.assertEqual(len(run.games), 4, run.diag())
+            self.assertEqual(run.result["games"], 4)
+            p = run.result["pairings"][0]
+            self.assertEqual(p["wins"] + p["draws"] + p["losses"], 4)
+            self.assertEqual(sum(p["pentanomial"]), 2)
+            self.assertEqual(p["model"], "pentanomial")
+            for name in ("A", "B"):
+                self.assertEqual(run.failures(name),
+                                 {"time": 0, "illegal": 0, "crash": 0, "unresponsive": 0}, run.diag())
+            check_pgn_games(self, run, ["A", "B"])
+            # every engine move carries a "{score/depth time}" comment
+            for g in run.games:
+                for node in list(g.mainline())[:-1]:
+                    if node.comment != "book":
+                        self.assertRegex(node.comment, r"^([+-](\d+\.\d\d|M\d+)/\d+ )?\d+\.\d{3}s")
+            self.assertIn("Results of A vs B", run.out)
+            self.assertIn("Ptnml(0-2)", run.out)
+        finally:
+            run.cleanup()
+
+    def test_clock_and_ponder(self):
+        # 2 games at 1+0.05 with pondering (2 engine processes busy per game).
+        run = Run(["--engine", f"cmd={ENGINE}", "name=A", "--engine", f"cmd={ENGINE}", "name=B",
+                   "--each", "option.Threads=1", "option.Hash=16", "--games", "2", "--tc", "1+0.05",
+                   "--ponder", "--maxmoves", "12"])
+        try:
+            self.assertEqual(run.rc, 0, run.diag())
+            self.assertEqual(len(run.games), 2)
+            for name in ("A", "B"):
+                self.assertEqual(sum(run.failures(name).values()), 0, run.diag())
+            check_pgn_games(self, run, ["A", "B"])
+        finally:
+            run.cleanup()
+
+    def test_suite_wac(self):
+        if not os.path.exists(WAC):
+            self.skipTest("WAC suite not available")
+        p = subprocess.run([sys.executable, SUITE, "--engine", ENGINE, "--option", "Hash=16", "--threads", "1",
+                            "--suite", WAC, "--movetime", "50", "--limit", "5"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"solved \d / 5")
+
+
+class TestFailureHandling(unittest.TestCase):
+    """Misbehaving engines lose their games and are counted per engine."""
+
+    def failure_case(self, kind, expect_term, extra_args=(), at="2"):
+        run = Run(["--engine", mock("--seed", "2"), "name=good",
+                   "--engine", mock("--fail", kind, "--at", at, "--slow-ms", "600"), "name=bad",
+                   "--games", "2", "--tc", "0.4+0", "--grace", "400"] + list(extra_args))
+        try:
+            self.assertEqual(run.rc, 0, run.diag())
+            self.assertEqual(len(run.games), 2, run.diag())
+            p = run.result["pairings"][0]
+            self.assertEqual((p["wins"], p["draws"], p["losses"]), (2, 0, 0), run.diag())
+            self.assertEqual(p["pentanomial"], [0, 0, 0, 0, 1])
+            f = run.failures("bad")
+            counted = {"slow": "time", "hang": "unresponsive"}.get(kind, kind)
+            self.assertEqual(f[counted], 2, run.diag())
+            self.assertEqual(sum(f.values()), 2)
+            self.assertEqual(sum(run.failures("good").values()), 0)
+            for g in run.games:
+                self.assertEqual(g.headers["Termination"], expect_term)
+                loser = "White" if g.headers["White"] == "bad" else "Black"
+                self.assertEqual(g.headers["Result"], "0-1" if loser == "White" else "1-0")
+            check_pgn_games(self, run, ["good", "bad"])
+        finally:
+            run.cleanup()
+
+    def test_illegal_move(self):
+        self.failure_case("illegal", "illegal move")
+
+    def test_crash_and_restart(self):
+        # the crashed engine must be restarted for the second game
+        self.failure_case("crash", "abandoned")
+
+    def test_unresponsive(self):
+        self.failure_case("hang", "abandoned")
+
+    def test_time_forfeit(self):
+        self.failure_case("slow", "time forfeit")
+
+    def test_movetime_overrun(self):
+        run = Run(["--engine", mock(), "name=good", "--engine", mock("--fail", "slow", "--slow-ms", "300"),
+                   "name=bad", "--games", "1", "--movetime", "20"])
+        try:
+            self.assertEqual(run.rc, 0, run.diag())
+            self.assertEqual(run.failures("bad")["time"], 1, run.diag())
+            self.assertEqual(run.games[0].headers["Result"], "1-0")
+        finally:
+            run.cleanup()
+
+
+class TestMatchFeatures(unittest.TestCase):
+    def test_sprt_stops_with_h1(self):
+        run = Run(["--engine", mock(), "name=good", "--engine", mock("--fail", "illegal", "--at", "1"), "name=bad",
+                   "--tc", "1+0.01", "--sprt", "elo0=0", "elo1=100", "--quiet"])
+        try:
+            self.assertEqual(run.rc, 0, run.diag())
+            sp = run.result["sprt"]
+            self.assertEqual(sp["decision"], "H1")
+            self.assertGreaterEqual(sp["llr"], sp["upper"])
+            # all pairs are WW: 10 pairs give LLR 3.20 > 2.94, 9 pairs 2.88
+            self.assertEqual(run.result["pairings"][0]["pentanomial"], [0, 0, 0, 0, 10])
+            self.assertIn("H1 accepted", run.out)
+        finally:
+            run.cleanup()
+
+    def test_draw_adjudication(self):
+        run = Run(["--engine", mock("--score", "0"), "name=a", "--engine", mock("--score", "0", "--seed", "5"),
+                   "name=b", "--games", "2", "--movetime", "5",
+                   "--draw", "movenumber=1", "movecount=3", "score=10"])
+        try:
+            self.assertEqual(run.rc, 0, run.diag())
+            for g in run.games:
+                self.assertEqual(g.headers["Result"], "1/2-1/2")
+                self.assertEqual(g.headers["Termination"], "adjudication")
+                self.assertEqual(g.headers["PlyCount"], "6")
+        finally:
+            run.cleanup()
+
+    def test_resign_adjudication(self):
+        run = Run(["--engine", mock("--score", "-900"), "name=loser", "--engine", mock("--score", "900"),
+                   "name=winner", "--games", "2", "--movetime", "5", "--resign", "movecount=3", "score=500"])
+        try:
+            self.assertEqual(run.rc, 0, run.diag())
+            p = run.result["pairings"][0]
+            self.assertEqual((p["wins"], p["losses"]), (0, 2))
+            for g in run.games:
+                self.assertEqual(g.headers["Termination"], "adjudication")
+            self.assertEqual(sum(run.failures("loser").values()), 0)
+        finally:
+            run.cleanup()
+
+    def test_chess960_gauntlet_with_ponder(self):
+        run = Run(["--gauntlet", "--engine", mock("--seed", "1"), "name=g", "--engine", mock("--seed", "2"),
+                   "name=o1", "--engine", mock("--seed", "3"), "name=o2", "--tc", "2+0.02", "--ponder",
+                   "--rounds", "1", "--variant", "fischerandom", "--seed", "7", "--maxmoves", "40"])
+        try:
+            self.assertEqual(run.rc, 0, run.diag())
+            self.assertEqual(len(run.games), 4)          # 2 pairings x 1 pair
+            fens = set()
+            for g in run.games:
+                self.assertEqual(g.headers["Variant"], "Chess960")
+                self.assertIn("g", (g.headers["White"], g.headers["Black"]))
+                fens.add(g.headers.get("FEN"))
+            self.assertEqual(len(fens), 1)                # same start for the whole round
+            self.assertEqual(len(run.result["pairings"]), 2)
+            for name in ("g", "o1", "o2"):
+                self.assertEqual(sum(run.failures(name).values()), 0, run.diag())
+            check_pgn_games(self, run, ["g", "o1", "o2"], counts=False)
+        finally:
+            run.cleanup()
+
+    def test_help(self):
+        p = subprocess.run([sys.executable, MATCH, "--help"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 0)
+        for word in ("--engine", "--tc", "--sprt", "--openings", "--concurrency", "pentanomial"):
+            self.assertIn(word, p.stdout)
+
+    def test_bad_arguments(self):
+        p = subprocess.run([sys.executable, MATCH, "--engine", mock(), "--engine", mock()],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no time control", p.stderr)
+
+
+class TestSuiteLogic(unittest.TestCase):
+    def test_bm_am_points(self):
+        epd = ('k7/8/1K6/8/8/8/8/7R b - - bm Kb8; id "t.1";\n'       # only move: solved
+               '7k/8/6K1/8/8/8/8/R7 b - - am Kg8; id "t.2";\n'       # only move is the avoid move
+               '7k/7p/8/8/8/8/8/K5R1 b - - c0 "h6=10, h5=3"; id "u.3";\n')
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.epd")
+            with open(path, "w") as f:
+                f.write(epd)
+            p = subprocess.run([sys.executable, SUITE, "--engine", f"{sys.executable} {MOCK}", "--suite", path,
+                                "--movetime", "10"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("FAIL    2 t.2", p.stdout)
+        self.assertNotIn(" t.1:", p.stdout)
+        self.assertRegex(p.stdout, r"solved [12] / 3")
+        self.assertRegex(p.stdout, r"points (3|10) / 10")
+
+
+if __name__ == "__main__":
+    unittest.main()
