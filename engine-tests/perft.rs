@@ -41,6 +41,7 @@ fn load(file: &str, node_cap: u64) -> Vec<Case> {
     cases
 }
 
+#[allow(clippy::result_large_err)]
 fn position(fen: &str, mode: CastlingMode) -> Chess {
     let parsed: Fen = fen.parse().unwrap_or_else(|e| panic!("{fen}: {e}"));
     // The suite has legal-but-unreachable set-ups (a check no last move

@@ -113,7 +113,7 @@ fn play_uci(pos: &Chess, text: &str) -> Option<Chess> {
         .ok()?
         .to_move(pos)
         .ok()?;
-    Some(pos.clone().play(m).ok()?)
+    pos.clone().play(m).ok()
 }
 
 /// Checks every pv in `lines` and the final bestmove (and ponder move) for

@@ -372,6 +372,8 @@ impl Engine {
 }
 
 /// Parses a FEN (4 to 6 fields; missing counters default to 0 and 1).
+// shakmaty's position errors carry the position itself; they are short-lived.
+#[allow(clippy::result_large_err)]
 fn parse_fen(text: &str, mode: CastlingMode) -> Result<Chess, String> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     let completed = match fields.len() {

@@ -54,6 +54,12 @@ pub struct History {
 
 const HISTORY_MAX: i32 = 16_384;
 
+impl Default for History {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl History {
     pub fn new() -> History {
         History {
