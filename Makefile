@@ -8,13 +8,13 @@ PYTHON ?= python3
 # `make NATIVE=` builds a portable binary.
 NATIVE ?= -C target-cpu=native
 
-.PHONY: all test test-engine test-tools bench clean
+.PHONY: all test test-engine test-tools test-ecosystem bench clean
 
 all:
 	RUSTFLAGS="$(NATIVE)" $(CARGO) build --release --bin kiraly --target-dir target/native
 	cp target/native/release/kiraly "$(EXE)"
 
-test: all test-engine test-tools
+test: all test-engine test-tools test-ecosystem
 
 test-engine:
 	$(CARGO) test --release
@@ -22,6 +22,10 @@ test-engine:
 # The match and suite tests play real games with the engine just built.
 test-tools: all
 	MATCH_ENGINE="$(abspath $(EXE))" $(PYTHON) -m unittest discover -s tools -p 'test_*.py'
+
+# lichess-bot (python-chess), UCI option grammar, OpenBench commands.
+test-ecosystem: all
+	KIRALY_BIN="$(abspath $(EXE))" $(PYTHON) -m unittest discover -s engine-tests -p 'test_*.py'
 
 bench: all
 	"$(abspath $(EXE))" bench

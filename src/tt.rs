@@ -6,6 +6,7 @@
 //! half new) is rejected instead of being trusted. Moves read from the table
 //! are only ever used after being matched against the legal move list.
 
+use std::alloc::{alloc_zeroed, Layout};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use shakmaty::Move;
@@ -84,7 +85,7 @@ fn age_of(data: u64) -> u8 {
 }
 
 pub struct TranspositionTable {
-    entries: Vec<Entry>,
+    entries: Box<[Entry]>,
     age: AtomicU8,
 }
 
@@ -93,13 +94,9 @@ impl TranspositionTable {
     /// process, when the memory cannot be had.
     pub fn new(megabytes: usize) -> Result<TranspositionTable, String> {
         let count = (megabytes.max(1) * MB / std::mem::size_of::<Entry>()).max(1);
-        let mut entries = Vec::new();
-        entries
-            .try_reserve_exact(count)
-            .map_err(|e| format!("cannot allocate {megabytes} MB for the hash table: {e}"))?;
-        entries.resize_with(count, Entry::default);
         Ok(TranspositionTable {
-            entries,
+            entries: zeroed_entries(count)
+                .ok_or_else(|| format!("cannot allocate {megabytes} MB for the hash table"))?,
             age: AtomicU8::new(0),
         })
     }
@@ -172,6 +169,27 @@ impl TranspositionTable {
             .count();
         (used * 1000 / sample.max(1)) as u32
     }
+}
+
+/// `count` empty entries, or `None` when the memory cannot be had.
+///
+/// The memory comes zeroed from the allocator, so the operating system can
+/// hand out untouched pages lazily: setting a large `Hash` is immediate
+/// instead of writing every byte first.
+fn zeroed_entries(count: usize) -> Option<Box<[Entry]>> {
+    let layout = Layout::array::<Entry>(count).ok()?;
+    // SAFETY: `layout` has a non-zero size (count >= 1, Entry is 16 bytes).
+    let ptr = unsafe { alloc_zeroed(layout) } as *mut Entry;
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: the pointer is non-null, was allocated by the global
+    // allocator with `Layout::array::<Entry>(count)` (the layout a
+    // `Box<[Entry]>` of `count` elements frees with), and every element is
+    // initialised: an `Entry` is two `AtomicU64`, which have the same
+    // representation as `u64`, so all-zero bytes are a valid (empty) entry.
+    let slice = std::ptr::slice_from_raw_parts_mut(ptr, count);
+    Some(unsafe { Box::from_raw(slice) })
 }
 
 /// Converts a score for storage: mate scores become relative to this node,
