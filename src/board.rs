@@ -2,7 +2,7 @@
 //! kept up to date incrementally where shakmaty can, recomputed where it cannot.
 
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Move, Position};
 
 /// A position together with its 64-bit Zobrist key.
 ///
@@ -37,6 +37,25 @@ impl Board {
             None => full_key(&pos),
         };
         Board { pos, key }
+    }
+
+    /// The position with the other side to move and no en-passant square
+    /// (a "null move"), for null-move pruning. The halfmove clock restarts so
+    /// that no repetition is ever counted across the null move.
+    pub fn play_null(&self) -> Option<Board> {
+        let mut setup = self.pos.to_setup(EnPassantMode::Always);
+        setup.swap_turn();
+        setup.halfmoves = 0;
+        let pos = Chess::from_setup(setup, self.pos.castles().mode()).ok()?;
+        Some(Board::new(pos))
+    }
+
+    /// Whether the side to move has a piece other than pawns and the king:
+    /// without one, zugzwang is common and a null move proves nothing.
+    pub fn has_non_pawn_material(&self) -> bool {
+        let board = self.pos.board();
+        let ours = board.by_color(self.pos.turn());
+        (ours & !board.pawns() & !board.kings()).any()
     }
 }
 

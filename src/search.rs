@@ -157,7 +157,7 @@ impl Searcher {
         let mut depth = first_depth.min(max_depth);
         while depth <= max_depth {
             self.seldepth = 0;
-            let score = self.search(root, -INFINITY, INFINITY, depth, 0, ctx);
+            let score = self.search(root, -INFINITY, INFINITY, depth, 0, ctx, true);
             if let Some(best) = self.root_best {
                 // Also after an interrupted iteration: the root best move is
                 // only replaced by a move whose search completed.
@@ -323,6 +323,9 @@ impl Searcher {
         self.pv_len[ply] = child_len;
     }
 
+    // The search state proper lives in `self`; the arguments are what
+    // changes from node to node.
+    #[allow(clippy::too_many_arguments)]
     fn search(
         &mut self,
         board: &Board,
@@ -331,6 +334,7 @@ impl Searcher {
         mut depth: i32,
         ply: usize,
         ctx: &SearchContext,
+        null_allowed: bool,
     ) -> i32 {
         self.pv_len[ply] = ply;
         let in_check = board.pos.is_check();
@@ -385,6 +389,47 @@ impl Searcher {
             }
         }
 
+        let static_eval = if in_check {
+            -INFINITY
+        } else {
+            evaluate(&board.pos)
+        };
+
+        // Null-move pruning: if passing the move still fails high with a
+        // reduced search, a real move almost surely would too. Not in check,
+        // not twice in a row, and not without pieces (zugzwang).
+        if !pv_node
+            && !root
+            && null_allowed
+            && !in_check
+            && depth >= 3
+            && static_eval >= beta
+            && beta > -MATE_BOUND
+            && board.has_non_pawn_material()
+        {
+            if let Some(child) = board.play_null() {
+                let reduction = 3 + depth / 4;
+                self.keys.push(board.key);
+                let score = -self.search(
+                    &child,
+                    -beta,
+                    -beta + 1,
+                    depth - 1 - reduction,
+                    ply + 1,
+                    ctx,
+                    false,
+                );
+                self.keys.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if score >= beta {
+                    // An unproven mate from a null-move search is not trusted.
+                    return if score >= MATE_BOUND { beta } else { score };
+                }
+            }
+        }
+
         let mut moves: MoveList = board.pos.legal_moves();
         if root && !ctx.limits.searchmoves.is_empty() {
             moves.retain(|m| ctx.limits.searchmoves.contains(m));
@@ -407,13 +452,13 @@ impl Searcher {
             let child = board.play(m);
             let quiet = !m.is_capture() && m.promotion().is_none();
             let score = if searched == 0 {
-                -self.search(&child, -beta, -alpha, depth - 1, ply + 1, ctx)
+                -self.search(&child, -beta, -alpha, depth - 1, ply + 1, ctx, true)
             } else {
                 // Principal variation search: prove the move is no better with
                 // a null window, and search it fully only when it is.
-                let mut s = -self.search(&child, -alpha - 1, -alpha, depth - 1, ply + 1, ctx);
+                let mut s = -self.search(&child, -alpha - 1, -alpha, depth - 1, ply + 1, ctx, true);
                 if s > alpha && s < beta {
-                    s = -self.search(&child, -beta, -alpha, depth - 1, ply + 1, ctx);
+                    s = -self.search(&child, -beta, -alpha, depth - 1, ply + 1, ctx, true);
                 }
                 s
             };
