@@ -6,6 +6,7 @@
 //! threads share only the transposition table and the atomic `Signals`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use shakmaty::{CastlingMode, Color, Move, MoveList, Position};
@@ -454,9 +455,34 @@ impl Searcher {
             let score = if searched == 0 {
                 -self.search(&child, -beta, -alpha, depth - 1, ply + 1, ctx, true)
             } else {
+                // Late move reductions: quiet moves ordered late are searched
+                // shallower first, and again at full depth only if they beat alpha.
+                let mut reduction = 0;
+                if depth >= 3 && quiet && !in_check && searched >= 2 && !child.pos.is_check() {
+                    reduction = lmr_reduction(depth, searched);
+                    if pv_node {
+                        reduction -= 1;
+                    }
+                    if self.killers[ply].contains(&Some(m)) {
+                        reduction -= 1;
+                    }
+                    reduction -= self.history.get(white, m) / 8192;
+                    reduction = reduction.clamp(0, depth - 2);
+                }
                 // Principal variation search: prove the move is no better with
                 // a null window, and search it fully only when it is.
-                let mut s = -self.search(&child, -alpha - 1, -alpha, depth - 1, ply + 1, ctx, true);
+                let mut s = -self.search(
+                    &child,
+                    -alpha - 1,
+                    -alpha,
+                    depth - 1 - reduction,
+                    ply + 1,
+                    ctx,
+                    true,
+                );
+                if s > alpha && reduction > 0 {
+                    s = -self.search(&child, -alpha - 1, -alpha, depth - 1, ply + 1, ctx, true);
+                }
                 if s > alpha && s < beta {
                     s = -self.search(&child, -beta, -alpha, depth - 1, ply + 1, ctx, true);
                 }
@@ -617,6 +643,22 @@ impl Searcher {
             .store(board.key, packed, score_to_tt(best_score, ply), 0, bound);
         best_score
     }
+}
+
+/// Late-move reduction in plies for the `searched`-th move (0-based count of
+/// moves already searched) at `depth`: grows with the logarithm of both.
+fn lmr_reduction(depth: i32, searched: usize) -> i32 {
+    static TABLE: OnceLock<[[i32; 64]; 64]> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [[0; 64]; 64];
+        for (d, row) in t.iter_mut().enumerate().skip(1) {
+            for (n, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.75 + (d as f64).ln() * (n as f64).ln() / 2.25) as i32;
+            }
+        }
+        t
+    });
+    table[(depth as usize).min(63)][searched.min(63)]
 }
 
 /// Time counted against the budget: from the start, or from `ponderhit`.
