@@ -73,6 +73,8 @@ pub struct SearchContext<'a> {
 }
 
 const NODE_FLUSH: u64 = 1024;
+/// Half-width of the first aspiration window, in centipawns.
+const ASPIRATION_DELTA: i32 = 20;
 
 pub struct Searcher {
     pub thread_id: usize,
@@ -158,7 +160,7 @@ impl Searcher {
         let mut depth = first_depth.min(max_depth);
         while depth <= max_depth {
             self.seldepth = 0;
-            let score = self.search(root, -INFINITY, INFINITY, depth, 0, ctx, true);
+            let score = self.aspiration_search(root, depth, result.score, ctx);
             if let Some(best) = self.root_best {
                 // Also after an interrupted iteration: the root best move is
                 // only replaced by a move whose search completed.
@@ -188,6 +190,45 @@ impl Searcher {
             result.ponder = result.best.and_then(|m| self.ponder_from_tt(root, m, ctx));
         }
         result
+    }
+
+    /// Searches the root with a narrow window around the previous score,
+    /// widening it on the side that fails until the score falls inside.
+    fn aspiration_search(
+        &mut self,
+        root: &Board,
+        depth: i32,
+        previous: i32,
+        ctx: &SearchContext,
+    ) -> i32 {
+        let mut delta = ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < MATE_BOUND {
+            (
+                (previous - delta).max(-INFINITY),
+                (previous + delta).min(INFINITY),
+            )
+        } else {
+            (-INFINITY, INFINITY)
+        };
+        loop {
+            let score = self.search(root, alpha, beta, depth, 0, ctx, true);
+            if self.stopped {
+                return score;
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITY);
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITY);
+            } else {
+                return score;
+            }
+            delta += delta / 2;
+            if delta > 1000 {
+                alpha = -INFINITY;
+                beta = INFINITY;
+            }
+        }
     }
 
     /// Decides, after a completed iteration, whether to start another one.
