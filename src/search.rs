@@ -73,6 +73,9 @@ pub struct SearchContext<'a> {
 }
 
 const NODE_FLUSH: u64 = 1024;
+/// Reverse futility pruning: deepest remaining depth and margin per ply.
+const RFP_MAX_DEPTH: i32 = 6;
+const RFP_MARGIN: i32 = 75;
 /// Half-width of the first aspiration window, in centipawns.
 const ASPIRATION_DELTA: i32 = 20;
 
@@ -436,6 +439,18 @@ impl Searcher {
         } else {
             evaluate(&board.pos)
         };
+
+        // Reverse futility pruning: near the leaves, a static evaluation far
+        // above beta is not going to be brought back below it.
+        if !pv_node
+            && !root
+            && !in_check
+            && depth <= RFP_MAX_DEPTH
+            && beta.abs() < MATE_BOUND
+            && static_eval - RFP_MARGIN * depth >= beta
+        {
+            return static_eval;
+        }
 
         // Null-move pruning: if passing the move still fails high with a
         // reduced search, a real move almost surely would too. Not in check,
