@@ -319,6 +319,13 @@ fn ponder_waits_for_ponderhit_or_stop() {
         t.elapsed()
     );
     check_search_output(&root, &out);
+    // GUIs drop what was sent while pondering: the move must still come
+    // with a score and a PV after ponderhit.
+    assert!(
+        out.iter()
+            .any(|l| l.contains(" score ") && l.contains(" pv ")),
+        "no info after ponderhit: {out:?}"
+    );
 
     e.send("go ponder wtime 1000 btime 1000");
     std::thread::sleep(Duration::from_millis(200));

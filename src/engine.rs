@@ -457,6 +457,7 @@ fn run_search(
                 scope.spawn(move || helper.think(root, ctx));
             }
             main.verbose = true;
+            let started_pondering = signals.pondering.load(Ordering::Relaxed);
             let result = main.think(&root, &ctx);
             // `go infinite` and `go ponder` must not answer before `stop`
             // (or `ponderhit`), even when the search has nothing left to do.
@@ -466,6 +467,12 @@ fn run_search(
                 std::thread::sleep(Duration::from_millis(1));
             }
             signals.stop.store(true, Ordering::Relaxed);
+            // After `ponderhit` a GUI (python-chess, so lichess-bot) keeps
+            // only the lines that follow it: repeat the latest so the move
+            // it plays comes with a score and a PV.
+            if started_pondering && !main.last_report.is_empty() {
+                send(&main.last_report);
+            }
             result
         })
     }));

@@ -94,6 +94,9 @@ pub struct Searcher {
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
     history: History,
     root_best: Option<Move>,
+    /// The last `info` line sent, to repeat after `ponderhit` (a GUI drops
+    /// the lines sent while pondering).
+    pub last_report: String,
 }
 
 impl Searcher {
@@ -112,6 +115,7 @@ impl Searcher {
             killers: [[None; 2]; MAX_PLY + 1],
             history: History::new(),
             root_best: None,
+            last_report: String::new(),
         }
     }
 
@@ -128,6 +132,7 @@ impl Searcher {
         self.unflushed = 0;
         self.stopped = false;
         self.root_best = None;
+        self.last_report.clear();
         self.history.age();
         self.killers = [[None; 2]; MAX_PLY + 1];
         self.keys.clear();
@@ -268,7 +273,7 @@ impl Searcher {
         false
     }
 
-    fn report(&self, depth: i32, score: i32, ctx: &SearchContext) {
+    fn report(&mut self, depth: i32, score: i32, ctx: &SearchContext) {
         let elapsed = ctx.start.elapsed();
         let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.unflushed;
         let ms = elapsed.as_millis() as u64;
@@ -284,6 +289,7 @@ impl Searcher {
             line.push_str(&move_to_uci(*m, ctx.castling_mode));
         }
         crate::uci::send(&line);
+        self.last_report = line;
     }
 
     /// A reply to expect after `best`, from the table, when the PV has none.
