@@ -94,6 +94,10 @@ pub struct Searcher {
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
     history: History,
     root_best: Option<Move>,
+    /// False for `go mate`, which asks for a proof: the unsound prunings
+    /// (null move, futility, reductions) are then left out, as they can hide
+    /// a mate behind a zugzwang.
+    selective: bool,
     /// The last `info` line sent, to repeat after `ponderhit` (a GUI drops
     /// the lines sent while pondering).
     pub last_report: String,
@@ -115,6 +119,7 @@ impl Searcher {
             killers: [[None; 2]; MAX_PLY + 1],
             history: History::new(),
             root_best: None,
+            selective: true,
             last_report: String::new(),
         }
     }
@@ -132,6 +137,7 @@ impl Searcher {
         self.unflushed = 0;
         self.stopped = false;
         self.root_best = None;
+        self.selective = ctx.limits.mate.is_none();
         self.last_report.clear();
         self.history.age();
         self.killers = [[None; 2]; MAX_PLY + 1];
@@ -448,7 +454,8 @@ impl Searcher {
 
         // Reverse futility pruning: near the leaves, a static evaluation far
         // above beta is not going to be brought back below it.
-        if !pv_node
+        if self.selective
+            && !pv_node
             && !root
             && !in_check
             && depth <= RFP_MAX_DEPTH
@@ -461,7 +468,8 @@ impl Searcher {
         // Null-move pruning: if passing the move still fails high with a
         // reduced search, a real move almost surely would too. Not in check,
         // not twice in a row, and not without pieces (zugzwang).
-        if !pv_node
+        if self.selective
+            && !pv_node
             && !root
             && null_allowed
             && !in_check
@@ -520,7 +528,13 @@ impl Searcher {
                 // Late move reductions: quiet moves ordered late are searched
                 // shallower first, and again at full depth only if they beat alpha.
                 let mut reduction = 0;
-                if depth >= 3 && quiet && !in_check && searched >= 2 && !child.pos.is_check() {
+                if self.selective
+                    && depth >= 3
+                    && quiet
+                    && !in_check
+                    && searched >= 2
+                    && !child.pos.is_check()
+                {
                     reduction = lmr_reduction(depth, searched);
                     if pv_node {
                         reduction -= 1;
