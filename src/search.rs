@@ -76,6 +76,10 @@ const NODE_FLUSH: u64 = 1024;
 /// Reverse futility pruning: deepest remaining depth and margin per ply.
 const RFP_MAX_DEPTH: i32 = 6;
 const RFP_MARGIN: i32 = 75;
+/// Futility pruning: deepest remaining depth, base margin and margin per ply.
+const FUTILITY_MAX_DEPTH: i32 = 6;
+const FUTILITY_BASE: i32 = 90;
+const FUTILITY_MARGIN: i32 = 80;
 /// Half-width of the first aspiration window, in centipawns.
 const ASPIRATION_DELTA: i32 = 20;
 
@@ -522,6 +526,21 @@ impl Searcher {
         while let Some(m) = picker.next_move() {
             let child = board.play(m);
             let quiet = !m.is_capture() && m.promotion().is_none();
+            // Futility pruning: near the leaves, a quiet move that does not
+            // give check cannot lift a static evaluation this far below alpha.
+            if self.selective
+                && !root
+                && !pv_node
+                && !in_check
+                && quiet
+                && searched > 0
+                && best_score > -MATE_BOUND
+                && depth <= FUTILITY_MAX_DEPTH
+                && static_eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+                && !child.pos.is_check()
+            {
+                continue;
+            }
             let score = if searched == 0 {
                 -self.search(&child, -beta, -alpha, depth - 1, ply + 1, ctx, true)
             } else {
