@@ -80,6 +80,10 @@ const RFP_MARGIN: i32 = 75;
 const FUTILITY_MAX_DEPTH: i32 = 6;
 const FUTILITY_BASE: i32 = 90;
 const FUTILITY_MARGIN: i32 = 80;
+/// Late move pruning: deepest remaining depth, and quiet moves tried at
+/// depth d before the rest are skipped: LMP_BASE + d * d.
+const LMP_MAX_DEPTH: i32 = 5;
+const LMP_BASE: i32 = 3;
 /// Half-width of the first aspiration window, in centipawns.
 const ASPIRATION_DELTA: i32 = 20;
 
@@ -526,6 +530,20 @@ impl Searcher {
         while let Some(m) = picker.next_move() {
             let child = board.play(m);
             let quiet = !m.is_capture() && m.promotion().is_none();
+            // Late move pruning: near the leaves, once enough quiet moves
+            // have failed, the rest (ordered worse) are not tried at all.
+            if self.selective
+                && !root
+                && !pv_node
+                && !in_check
+                && quiet
+                && best_score > -MATE_BOUND
+                && depth <= LMP_MAX_DEPTH
+                && quiet_count as i32 >= LMP_BASE + depth * depth
+                && !child.pos.is_check()
+            {
+                continue;
+            }
             // Futility pruning: near the leaves, a quiet move that does not
             // give check cannot lift a static evaluation this far below alpha.
             if self.selective
