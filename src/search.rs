@@ -13,6 +13,7 @@ use shakmaty::{CastlingMode, Color, Move, MoveList, Position};
 
 use crate::board::{move_to_uci, Board};
 use crate::eval::evaluate;
+use crate::movegen::noisy_moves;
 use crate::movepick::{History, ScoredMoves};
 use crate::time::TimeBudget;
 use crate::tt::{score_from_tt, score_to_tt, unpack_move, Bound, PackedMove, TranspositionTable};
@@ -682,7 +683,14 @@ impl Searcher {
         }
         self.seldepth = self.seldepth.max(ply);
         let in_check = board.pos.is_check();
-        let moves = board.pos.legal_moves();
+        // Evasions need every legal move; otherwise captures suffice.
+        let moves = if in_check {
+            board.pos.legal_moves()
+        } else {
+            let mut noisy = MoveList::new();
+            noisy_moves(&board.pos, &mut noisy);
+            noisy
+        };
         // Fifty-move rule (unless the last move mated) and dead positions.
         let fifty = board.pos.halfmoves() >= 100 && !(in_check && moves.is_empty());
         if fifty || board.pos.is_insufficient_material() {

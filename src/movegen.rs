@@ -1,0 +1,197 @@
+//! Captures and queen promotions for the quiescence search, generated
+//! directly from shakmaty's attack tables.
+//!
+//! shakmaty's `capture_moves()` builds every legal move and then filters
+//! them; quiescence nodes need only the few captures, so generating just
+//! those (and checking pins by hand) saves most of the work there. Only for
+//! positions where the side to move is not in check: evasions use the full
+//! legal move list.
+
+use shakmaty::attacks::{
+    aligned, between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
+    rook_attacks,
+};
+use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, Square};
+
+/// Appends every legal capture, every capture-promotion and every push
+/// promotion to a queen (no under-promotions) to `moves`.
+pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
+    debug_assert!(!pos.is_check());
+    let board = pos.board();
+    let us = pos.turn();
+    let them_color = !us;
+    let ours = board.by_color(us);
+    let theirs = board.by_color(them_color);
+    let occupied = board.occupied();
+    let Some(king) = board.king_of(us) else {
+        return;
+    };
+    let pinned = pinned_pieces(pos, king);
+    let legal_from = |from: Square, to: Square| !pinned.contains(from) || aligned(from, to, king);
+
+    // Pawns: diagonal captures (promoting to a queen on the last rank) and
+    // straight pushes onto the last rank.
+    let promotion_rank = match us {
+        Color::White => Bitboard::from_rank(shakmaty::Rank::Eighth),
+        Color::Black => Bitboard::from_rank(shakmaty::Rank::First),
+    };
+    for from in board.pawns() & ours {
+        for to in pawn_attacks(us, from) & theirs {
+            if legal_from(from, to) {
+                moves.push(Move::Normal {
+                    role: Role::Pawn,
+                    from,
+                    capture: board.role_at(to),
+                    to,
+                    promotion: promotion_rank.contains(to).then_some(Role::Queen),
+                });
+            }
+        }
+        let push = match us {
+            Color::White => from.offset(8),
+            Color::Black => from.offset(-8),
+        };
+        if let Some(to) = push {
+            if promotion_rank.contains(to) && !occupied.contains(to) && legal_from(from, to) {
+                moves.push(Move::Normal {
+                    role: Role::Pawn,
+                    from,
+                    capture: None,
+                    to,
+                    promotion: Some(Role::Queen),
+                });
+            }
+        }
+    }
+    moves.extend(pos.en_passant_moves());
+
+    for (role, pieces) in [
+        (Role::Knight, board.knights() & ours),
+        (Role::Bishop, board.bishops() & ours),
+        (Role::Rook, board.rooks() & ours),
+        (Role::Queen, board.queens() & ours),
+    ] {
+        for from in pieces {
+            let targets = match role {
+                Role::Knight => knight_attacks(from),
+                Role::Bishop => bishop_attacks(from, occupied),
+                Role::Rook => rook_attacks(from, occupied),
+                _ => queen_attacks(from, occupied),
+            } & theirs;
+            for to in targets {
+                if legal_from(from, to) {
+                    moves.push(Move::Normal {
+                        role,
+                        from,
+                        capture: board.role_at(to),
+                        to,
+                        promotion: None,
+                    });
+                }
+            }
+        }
+    }
+
+    // The king may take anything not defended, looking through its own square.
+    let without_king = occupied.without(king);
+    for to in king_attacks(king) & theirs {
+        if board.attacks_to(to, them_color, without_king).is_empty() {
+            moves.push(Move::Normal {
+                role: Role::King,
+                from: king,
+                capture: board.role_at(to),
+                to,
+                promotion: None,
+            });
+        }
+    }
+}
+
+/// Our pieces that stand alone between our king and an enemy slider.
+fn pinned_pieces(pos: &Chess, king: Square) -> Bitboard {
+    let board = pos.board();
+    let them = board.by_color(!pos.turn());
+    let snipers = (rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens() & them)
+        | (bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens() & them);
+    let mut pinned = Bitboard::EMPTY;
+    for sniper in snipers {
+        let blockers = between(king, sniper) & board.occupied();
+        if let Some(sq) = blockers.single_square() {
+            if pos.us().contains(sq) {
+                pinned.add(sq);
+            }
+        }
+    }
+    pinned
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::CastlingMode;
+
+    /// The reference: shakmaty's legal moves, keeping what the generator
+    /// promises (captures, queen promotions).
+    fn reference(pos: &Chess) -> Vec<Move> {
+        let mut v: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| {
+                (m.is_capture() && m.promotion().is_none_or(|r| r == Role::Queen))
+                    || m.promotion() == Some(Role::Queen)
+            })
+            .collect();
+        v.sort_by_key(|&m| key(m));
+        v
+    }
+
+    fn key(m: Move) -> (Option<Square>, Square, Option<Role>) {
+        (m.from(), m.to(), m.promotion())
+    }
+
+    fn walk(pos: &Chess, depth: u32, checked: &mut u32) {
+        if !pos.is_check() {
+            let mut moves = MoveList::new();
+            noisy_moves(pos, &mut moves);
+            let mut got: Vec<Move> = moves.into_iter().collect();
+            got.sort_by_key(|&m| key(m));
+            assert_eq!(
+                got,
+                reference(pos),
+                "{}",
+                Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+            );
+            *checked += 1;
+        }
+        if depth == 0 {
+            return;
+        }
+        for m in pos.legal_moves() {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            walk(&child, depth - 1, checked);
+        }
+    }
+
+    #[test]
+    fn matches_filtered_legal_moves_over_whole_trees() {
+        let mut checked = 0;
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            "8/8/8/2k5/3Pp3/8/8/4K2Q b - d3 0 1",
+        ] {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            walk(&pos, 3, &mut checked);
+        }
+        assert!(checked > 50_000, "{checked}");
+    }
+}
