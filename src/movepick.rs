@@ -100,21 +100,23 @@ impl History {
     }
 }
 
-/// The moves of one node with their ordering scores.
-pub struct ScoredMoves {
-    pub moves: MoveList,
+/// The moves of one node, borrowed from the caller's stack, with their
+/// ordering scores. Borrowing (rather than owning) the 2 KB move list keeps
+/// it from being copied at every node.
+pub struct ScoredMoves<'a> {
+    moves: &'a mut MoveList,
     scores: [i32; 256],
     next: usize,
 }
 
-impl ScoredMoves {
+impl<'a> ScoredMoves<'a> {
     pub fn new(
-        moves: MoveList,
+        moves: &'a mut MoveList,
         tt_move: PackedMove,
         killers: &[Option<Move>; 2],
         history: &History,
         white: bool,
-    ) -> ScoredMoves {
+    ) -> ScoredMoves<'a> {
         let mut scores = [0i32; 256];
         for (i, &m) in moves.iter().enumerate() {
             scores[i] = if tt_move.matches(m) {
@@ -137,7 +139,7 @@ impl ScoredMoves {
     }
 
     /// Captures and queen promotions only, by MVV-LVA (quiescence search).
-    pub fn noisy(mut moves: MoveList, tt_move: PackedMove) -> ScoredMoves {
+    pub fn noisy(moves: &'a mut MoveList, tt_move: PackedMove) -> ScoredMoves<'a> {
         let mut scores = [0i32; 256];
         let mut kept = 0;
         for i in 0..moves.len() {
@@ -157,7 +159,7 @@ impl ScoredMoves {
     }
 
     /// Every move, the TT move first and captures by MVV-LVA (check evasions).
-    pub fn evasions(moves: MoveList, tt_move: PackedMove) -> ScoredMoves {
+    pub fn evasions(moves: &'a mut MoveList, tt_move: PackedMove) -> ScoredMoves<'a> {
         let mut scores = [0i32; 256];
         for (i, &m) in moves.iter().enumerate() {
             scores[i] = if tt_move.matches(m) {

@@ -519,7 +519,13 @@ impl Searcher {
         }
 
         let white = board.pos.turn() == Color::White;
-        let mut picker = ScoredMoves::new(moves, tt_move, &self.killers[ply], &self.history, white);
+        let mut picker = ScoredMoves::new(
+            &mut moves,
+            tt_move,
+            &self.killers[ply],
+            &self.history,
+            white,
+        );
         let mut best_score = -INFINITY;
         let mut best_move: Option<Move> = None;
         let original_alpha = alpha;
@@ -684,13 +690,12 @@ impl Searcher {
         self.seldepth = self.seldepth.max(ply);
         let in_check = board.pos.is_check();
         // Evasions need every legal move; otherwise captures suffice.
-        let moves = if in_check {
-            board.pos.legal_moves()
+        let mut moves = MoveList::new();
+        if in_check {
+            moves = board.pos.legal_moves();
         } else {
-            let mut noisy = MoveList::new();
-            noisy_moves(&board.pos, &mut noisy);
-            noisy
-        };
+            noisy_moves(&board.pos, &mut moves);
+        }
         // Fifty-move rule (unless the last move mated) and dead positions.
         let fifty = board.pos.halfmoves() >= 100 && !(in_check && moves.is_empty());
         if fifty || board.pos.is_insufficient_material() {
@@ -720,7 +725,7 @@ impl Searcher {
                 return -MATE + ply as i32;
             }
             best_score = -INFINITY;
-            ScoredMoves::evasions(moves, tt_move)
+            ScoredMoves::evasions(&mut moves, tt_move)
         } else {
             // Stand pat: the side to move can usually do at least as well as
             // the static evaluation by declining every capture.
@@ -730,7 +735,7 @@ impl Searcher {
             }
             alpha = alpha.max(stand_pat);
             best_score = stand_pat;
-            ScoredMoves::noisy(moves, tt_move)
+            ScoredMoves::noisy(&mut moves, tt_move)
         };
 
         let original_alpha = alpha;
