@@ -11,6 +11,7 @@ pub mod movepick;
 pub mod options;
 pub mod perft;
 pub mod search;
+pub mod see;
 pub mod time;
 pub mod tt;
 pub mod uci;

@@ -15,6 +15,7 @@ use crate::board::{move_to_uci, Board};
 use crate::eval::evaluate;
 use crate::movegen::noisy_moves;
 use crate::movepick::{History, ScoredMoves};
+use crate::see::see_ge;
 use crate::time::TimeBudget;
 use crate::tt::{score_from_tt, score_to_tt, unpack_move, Bound, PackedMove, TranspositionTable};
 
@@ -741,6 +742,11 @@ impl Searcher {
         let original_alpha = alpha;
         let mut best_move = None;
         while let Some(m) = picker.next_move() {
+            // SEE pruning: a capture that loses material in the exchange
+            // cannot raise a stand-pat score.
+            if !in_check && !see_ge(&board.pos, m, 0) {
+                continue;
+            }
             let child = board.play(m);
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1, ctx);
             if self.stopped {
