@@ -11,7 +11,7 @@ use crate::board::Board;
 use crate::search::{Limits, SearchContext, Searcher, Signals};
 use crate::tt::TranspositionTable;
 
-pub const DEFAULT_DEPTH: i32 = 6;
+pub const DEFAULT_DEPTH: i32 = 11;
 
 /// Openings, middlegames (quiet and tactical) and endgames.
 pub const POSITIONS: [&str; 40] = [
