@@ -282,7 +282,7 @@ impl Searcher {
         if let Some(budget) = limits.budget {
             // The next iteration takes longer than all earlier ones together:
             // starting it past half of the soft limit rarely finishes it.
-            if budget_elapsed(ctx) >= budget.soft / 2 {
+            if !budget.use_all && budget_elapsed(ctx) >= budget.soft / 2 {
                 return true;
             }
         }

@@ -15,6 +15,9 @@ pub struct Clock {
 pub struct TimeBudget {
     pub soft: Duration,
     pub hard: Duration,
+    /// `go movetime`: the whole time is the search's to use, so iterations
+    /// are not cut short at the soft limit.
+    pub use_all: bool,
 }
 
 /// Moves assumed left in a sudden-death game.
@@ -44,6 +47,7 @@ pub fn budget_for_clock(clock: Clock, overhead_ms: u64) -> TimeBudget {
     TimeBudget {
         soft: Duration::from_millis(soft.max(floor.min(5))),
         hard: Duration::from_millis(hard.max(floor)),
+        use_all: false,
     }
 }
 
@@ -55,6 +59,7 @@ pub fn budget_for_movetime(movetime_ms: u64, overhead_ms: u64) -> TimeBudget {
     TimeBudget {
         soft: Duration::from_millis(t),
         hard: Duration::from_millis(t),
+        use_all: true,
     }
 }
 
