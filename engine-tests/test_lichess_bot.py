@@ -41,6 +41,8 @@ import chess.engine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from engine_binary import require_engine  # noqa: E402
 CONFIG = os.path.join(REPO, "tools", "lichess-bot", "config-engine-section.yml")
 
 BASE_TIME = 2.0        # seconds on each clock at the start
@@ -62,18 +64,6 @@ BOT_MOVE_OVERHEAD = 0.2
 TIMING_SLACK = 0.03
 
 LINE = re.compile(r"^(<UciProtocol \(pid=\d+\)>): (<<|>>) (.*)$")
-
-
-def engine_path():
-    return os.path.abspath(os.environ.get("KIRALY_BIN") or os.path.join(REPO, "kiraly"))
-
-
-def require_engine(test):
-    path = engine_path()
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        test.fail(f"engine binary {path} not found or not executable: build it with `make` "
-                  f"or set KIRALY_BIN")
-    return path
 
 
 # --- the YAML subset used by config-engine-section.yml -----------------------

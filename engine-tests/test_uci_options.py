@@ -20,6 +20,7 @@ declaration cannot slip through a lenient parser.
 """
 
 import os
+import sys
 import subprocess
 import unittest
 
@@ -27,22 +28,12 @@ import chess.engine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from engine_binary import require_engine  # noqa: E402
 
 TYPES = ("check", "spin", "combo", "button", "string")
 KEYWORDS = ("name", "type", "default", "min", "max", "var")
 ORDER = {k: i for i, k in enumerate(KEYWORDS)}
-
-
-def engine_path():
-    return os.path.abspath(os.environ.get("KIRALY_BIN") or os.path.join(REPO, "kiraly"))
-
-
-def require_engine(test):
-    path = engine_path()
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        test.fail(f"engine binary {path} not found or not executable: build it with `make` "
-                  f"or set KIRALY_BIN")
-    return path
 
 
 class BadOption(ValueError):
