@@ -428,6 +428,20 @@ class UciEngine:
             raise EngineFailure("crash", self._crash_message())
         return ts, line
 
+    def poll_search(self, timeout: float, info: SearchInfo):
+        """Waits up to `timeout` s for one line of a running search. An
+        `info` line is folded into `info`; a `bestmove` line returns
+        (timestamp, tokens); anything else, or nothing, returns None."""
+        item = self.get_timed(timeout)
+        if item is None:
+            return None
+        ts, line = item
+        if line.startswith("info "):
+            info.update(line.split()[1:])
+        elif line.startswith("bestmove"):
+            return ts, line.split()
+        return None
+
     def drain(self):
         while True:
             try:
@@ -849,14 +863,10 @@ class Match:
             until = hard_at
             if flag_at is not None and not stop_sent:
                 until = min(until, flag_at)
-            item = eng.get_timed(min(until - now, 0.25))
-            if item is None:
-                continue
-            ts, line = item
-            if line.startswith("info "):
-                info.update(line.split()[1:])
-            elif line.startswith("bestmove"):
-                return line.split(), ts, stop_sent
+            answer = eng.poll_search(min(until - now, 0.25), info)
+            if answer is not None:
+                ts, tokens = answer
+                return tokens, ts, stop_sent
 
     def play(self, job: Job, players: dict, tb) -> GameResult:
         a = self.args

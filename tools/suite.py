@@ -105,14 +105,9 @@ def search(eng: UciEngine, board: chess.Board, go: str, timeout: float):
             eng.send("stop")
             stop_sent = True
             deadline = now + 5.0
-        item = eng.get_timed(min(0.25, deadline - now))
-        if item is None:
-            continue
-        ts, line = item
-        if line.startswith("info "):
-            info.update(line.split()[1:])
-        elif line.startswith("bestmove"):
-            tok = line.split()
+        answer = eng.poll_search(min(0.25, deadline - now), info)
+        if answer is not None:
+            ts, tok = answer
             return (tok[1] if len(tok) > 1 else ""), info, ts - t0
 
 
