@@ -2,6 +2,7 @@
 //! total node count fingerprints the search (OpenBench checks it) and whose
 //! speed is the engine's nodes per second.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
@@ -9,6 +10,7 @@ use shakmaty::{CastlingMode, Chess};
 
 use crate::board::Board;
 use crate::search::{Limits, SearchContext, Searcher, Signals};
+use crate::time::budget_for_movetime;
 use crate::tt::TranspositionTable;
 
 pub const DEFAULT_DEPTH: i32 = 11;
@@ -103,4 +105,55 @@ pub fn run(depth: i32) -> (u64, u64) {
     let ms = searching.as_millis().max(1) as u64;
     let nps = total_nodes * 1000 / ms;
     (total_nodes, nps)
+}
+
+/// Searches every bench position for `movetime_ms` with `threads` Lazy SMP
+/// threads sharing one 64 MB table, and returns the nodes of all threads and
+/// their speed. At fixed time the node count varies from run to run; this
+/// measures how the speed scales with threads, `run` measures the code.
+pub fn run_timed(threads: usize, movetime_ms: u64) -> (u64, u64) {
+    let tt = TranspositionTable::new(64).expect("64 MB for the speed test table");
+    let mut searchers: Vec<Searcher> = (0..threads.max(1)).map(Searcher::new).collect();
+    for s in &mut searchers {
+        s.verbose = false;
+    }
+    let limits = Limits {
+        budget: Some(budget_for_movetime(movetime_ms, 0)),
+        ..Limits::default()
+    };
+    let mut total_nodes = 0;
+    let mut searching = Duration::ZERO;
+    for fen in POSITIONS {
+        let board = Board::new(
+            fen.parse::<Fen>()
+                .ok()
+                .and_then(|f| f.into_position(CastlingMode::Standard).ok())
+                .expect("bench positions are valid"),
+        );
+        tt.clear();
+        tt.new_search();
+        let signals = Signals::default();
+        let ctx = SearchContext {
+            tt: &tt,
+            signals: &signals,
+            limits: &limits,
+            start: Instant::now(),
+            castling_mode: CastlingMode::Standard,
+            history: &[],
+        };
+        let started = Instant::now();
+        let (main, helpers) = searchers.split_first_mut().expect("at least one thread");
+        std::thread::scope(|scope| {
+            for helper in helpers.iter_mut() {
+                let (ctx, board) = (&ctx, &board);
+                scope.spawn(move || helper.think(board, ctx));
+            }
+            main.think(&board, &ctx);
+            signals.stop.store(true, Ordering::Relaxed);
+        });
+        searching += started.elapsed();
+        total_nodes += searchers.iter().map(|s| s.nodes).sum::<u64>();
+    }
+    let ms = searching.as_millis().max(1) as u64;
+    (total_nodes, total_nodes * 1000 / ms)
 }

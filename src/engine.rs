@@ -2,22 +2,21 @@
 //! table, and runs searches on their own thread so that commands keep being
 //! answered while one is in progress.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossbeam_channel::Receiver;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
-use crate::board::{castling_mode, move_to_uci, Board};
+use crate::board::{castling_mode, Board};
 use crate::eval::evaluate;
 use crate::options::{self, OptionChange, Options};
 use crate::perft::divide_report;
-use crate::search::{Limits, SearchContext, Searcher, Signals};
+use crate::search::{Limits, Signals};
+use crate::threadpool::{send_bestmove, Job, ThreadPool};
 use crate::time::{budget_for_clock, budget_for_movetime, Clock};
 use crate::tt::TranspositionTable;
 use crate::uci::{report_problem, send, Command, GoParams, PositionSpec};
@@ -25,11 +24,10 @@ use crate::uci::{report_problem, send, Command, GoParams, PositionSpec};
 const ENGINE_NAME: &str = concat!("Kiraly ", env!("CARGO_PKG_VERSION"));
 const ENGINE_AUTHOR: &str = "the Kiraly developers";
 
-/// A search in progress on its own thread.
+/// The search in progress, as the controller steers it.
 struct RunningSearch {
     signals: Arc<Signals>,
     start: Instant,
-    handle: JoinHandle<Vec<Searcher>>,
 }
 
 pub struct Engine {
@@ -38,8 +36,8 @@ pub struct Engine {
     history: Vec<u64>,
     options: Options,
     tt: Arc<TranspositionTable>,
-    /// Idle searchers, one per thread; lent to the search thread while it runs.
-    searchers: Vec<Searcher>,
+    /// The search threads; `None` only if the system refused to start one.
+    pool: Option<ThreadPool>,
     running: Option<RunningSearch>,
 }
 
@@ -52,6 +50,7 @@ impl Default for Engine {
 impl Engine {
     pub fn new() -> Engine {
         let options = Options::default();
+        let threads = options.threads;
         let tt = TranspositionTable::new(options.hash_mb)
             .or_else(|_| TranspositionTable::new(1))
             .expect("a 1 MB hash table can always be allocated");
@@ -60,7 +59,7 @@ impl Engine {
             history: Vec::new(),
             options,
             tt: Arc::new(tt),
-            searchers: vec![Searcher::new(0)],
+            pool: start_pool(threads),
             running: None,
         }
     }
@@ -91,8 +90,8 @@ impl Engine {
             Command::UciNewGame => {
                 self.finish_search();
                 self.tt.clear();
-                for s in &mut self.searchers {
-                    s.clear();
+                if let Some(pool) = &mut self.pool {
+                    pool.new_game();
                 }
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
@@ -122,24 +121,16 @@ impl Engine {
     fn finish_search(&mut self) {
         if let Some(running) = self.running.take() {
             running.signals.stop.store(true, Ordering::Relaxed);
-            match running.handle.join() {
-                Ok(searchers) => self.searchers = searchers,
-                Err(_) => {
-                    report_problem("search thread failed; search state reset");
-                    self.searchers = (0..self.options.threads).map(Searcher::new).collect();
-                }
+            if let Some(pool) = &mut self.pool {
+                pool.wait();
             }
         }
     }
 
     /// Collects a search that ended on its own, so its searchers are idle again.
     fn reap_finished_search(&mut self) {
-        if self
-            .running
-            .as_ref()
-            .is_some_and(|r| r.handle.is_finished())
-        {
-            self.finish_search();
+        if self.pool.as_mut().is_none_or(|pool| pool.is_idle()) {
+            self.running = None;
         }
     }
 
@@ -187,11 +178,11 @@ impl Engine {
                 }
             }
             OptionChange::Threads(n) => {
-                self.options.threads = n;
-                self.searchers.truncate(n);
-                while self.searchers.len() < n {
-                    let id = self.searchers.len();
-                    self.searchers.push(Searcher::new(id));
+                if n != self.options.threads || self.pool.is_none() {
+                    // Join the old threads before starting the new ones.
+                    self.pool = None;
+                    self.pool = start_pool(n);
+                    self.options.threads = self.pool.as_ref().map_or(n, |p| p.threads());
                 }
             }
             OptionChange::MoveOverhead(ms) => self.options.move_overhead_ms = ms,
@@ -248,47 +239,24 @@ impl Engine {
         let limits = self.limits_from(&params);
         let signals = Arc::new(Signals::default());
         signals.pondering.store(params.ponder, Ordering::Relaxed);
-
-        let mut searchers = std::mem::take(&mut self.searchers);
-        if searchers.is_empty() {
-            searchers = (0..self.options.threads).map(Searcher::new).collect();
-        }
-        let root = self.root.clone();
-        let history = self.history.clone();
-        let tt = Arc::clone(&self.tt);
-        let thread_signals = Arc::clone(&signals);
         let mode = self.castling_mode();
-        tt.new_search();
-        let spawned = std::thread::Builder::new()
-            .name("search".into())
-            .stack_size(64 * 1024 * 1024)
-            .spawn(move || {
-                run_search(
-                    root,
-                    history,
-                    limits,
-                    thread_signals,
-                    tt,
-                    searchers,
-                    mode,
-                    start,
-                )
-            });
-        match spawned {
-            Ok(handle) => {
-                self.running = Some(RunningSearch {
-                    signals,
-                    start,
-                    handle,
-                })
-            }
-            Err(e) => {
-                report_problem(&format!("cannot start the search thread: {e}"));
-                let fallback = self.root.pos.legal_moves().first().copied();
-                send_bestmove(fallback, None, mode);
-                self.searchers = (0..self.options.threads).map(Searcher::new).collect();
-            }
-        }
+        let Some(pool) = &mut self.pool else {
+            report_problem("no search thread could be started; playing a legal move");
+            let fallback = self.root.pos.legal_moves().first().copied();
+            send_bestmove(fallback, None, mode);
+            return;
+        };
+        self.tt.new_search();
+        pool.start(Job {
+            root: self.root.clone(),
+            history: self.history.clone(),
+            limits,
+            signals: Arc::clone(&signals),
+            tt: Arc::clone(&self.tt),
+            start,
+            castling_mode: mode,
+        });
+        self.running = Some(RunningSearch { signals, start });
     }
 
     fn limits_from(&self, params: &GoParams) -> Limits {
@@ -414,77 +382,14 @@ fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
         .map_err(|_| format!("illegal move '{}'", short(text)))
 }
 
-fn send_bestmove(best: Option<Move>, ponder: Option<Move>, mode: CastlingMode) {
-    match (best, ponder) {
-        (Some(b), Some(p)) => send(&format!(
-            "bestmove {} ponder {}",
-            move_to_uci(b, mode),
-            move_to_uci(p, mode)
-        )),
-        (Some(b), None) => send(&format!("bestmove {}", move_to_uci(b, mode))),
-        (None, _) => send("bestmove 0000"),
-    }
-}
-
-/// The body of the search thread: all searchers think, the first reports,
-/// and exactly one `bestmove` is sent when the search may end.
-#[allow(clippy::too_many_arguments)]
-fn run_search(
-    root: Board,
-    history: Vec<u64>,
-    limits: Limits,
-    signals: Arc<Signals>,
-    tt: Arc<TranspositionTable>,
-    mut searchers: Vec<Searcher>,
-    mode: CastlingMode,
-    start: Instant,
-) -> Vec<Searcher> {
-    let ctx = SearchContext {
-        tt: &tt,
-        signals: &signals,
-        limits: &limits,
-        start,
-        castling_mode: mode,
-        history: &history,
-    };
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let (main, helpers) = searchers.split_first_mut().expect("at least one searcher");
-        std::thread::scope(|scope| {
-            for helper in helpers.iter_mut() {
-                helper.verbose = false;
-                let ctx = &ctx;
-                let root = &root;
-                scope.spawn(move || helper.think(root, ctx));
-            }
-            main.verbose = true;
-            let started_pondering = signals.pondering.load(Ordering::Relaxed);
-            let result = main.think(&root, &ctx);
-            // `go infinite` and `go ponder` must not answer before `stop`
-            // (or `ponderhit`), even when the search has nothing left to do.
-            while !signals.stop.load(Ordering::Relaxed)
-                && (limits.infinite || signals.pondering.load(Ordering::Relaxed))
-            {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            signals.stop.store(true, Ordering::Relaxed);
-            // After `ponderhit` a GUI (python-chess, so lichess-bot) keeps
-            // only the lines that follow it: repeat the latest so the move
-            // it plays comes with a score and a PV.
-            if started_pondering && !main.last_report.is_empty() {
-                send(&main.last_report);
-            }
-            result
-        })
-    }));
-    match outcome {
-        Ok(result) => send_bestmove(result.best, result.ponder, mode),
-        Err(_) => {
-            report_problem("internal error in the search; playing a legal move");
-            let fallback = root.pos.legal_moves().first().copied();
-            send_bestmove(fallback, None, mode);
-            let n = searchers.len().max(1);
-            searchers = (0..n).map(Searcher::new).collect();
+/// Starts the search threads, reporting a refusal (the engine then answers
+/// `go` with a legal move rather than dying).
+fn start_pool(threads: usize) -> Option<ThreadPool> {
+    match ThreadPool::new(threads) {
+        Ok(pool) => Some(pool),
+        Err(message) => {
+            report_problem(&message);
+            None
         }
     }
-    searchers
 }

@@ -12,6 +12,7 @@ pub mod options;
 pub mod perft;
 pub mod search;
 pub mod see;
+pub mod threadpool;
 pub mod time;
 pub mod tt;
 pub mod uci;

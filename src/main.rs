@@ -33,6 +33,21 @@ fn main() -> ExitCode {
             println!("{nodes} nodes {nps} nps");
             ExitCode::SUCCESS
         }
+        Some("speedtest") => {
+            let threads = match args.get(1).map(|t| t.parse::<usize>()) {
+                None => 1,
+                Some(Ok(n)) if (1..=256).contains(&n) => n,
+                Some(_) => return usage("speedtest: threads must be 1..256"),
+            };
+            let movetime = match args.get(2).map(|t| t.parse::<u64>()) {
+                None => 1000,
+                Some(Ok(ms)) if ms > 0 => ms,
+                Some(_) => return usage("speedtest: bad milliseconds per position"),
+            };
+            let (nodes, nps) = bench::run_timed(threads, movetime);
+            println!("{nodes} nodes {nps} nps");
+            ExitCode::SUCCESS
+        }
         Some("perft") => {
             let Some(depth) = args.get(1).and_then(|d| d.parse::<u32>().ok()) else {
                 return usage("perft: expected a depth");
@@ -80,6 +95,7 @@ fn usage(problem: &str) -> ExitCode {
     eprintln!("kiraly: {problem}");
     eprintln!("usage: kiraly               speak UCI on stdin/stdout");
     eprintln!("       kiraly bench [depth] fixed-depth search of the bench positions");
+    eprintln!("       kiraly speedtest [threads] [ms] timed search of the bench positions");
     eprintln!("       kiraly perft <depth> [fen]");
     ExitCode::from(2)
 }

@@ -238,6 +238,50 @@ mod tests {
         assert!(tt.probe(key ^ 1).is_none());
     }
 
+    /// Threads hammer a small table with stores and probes of keys whose
+    /// data is a function of the key: a probe that hits must return exactly
+    /// that data, never a mix of two writers' entries.
+    #[test]
+    fn concurrent_writers_never_yield_a_corrupted_entry() {
+        fn data_for(key: u64) -> (PackedMove, i32, i32, Bound) {
+            let mv = PackedMove((key >> 7) as u16 | 1);
+            let score = ((key >> 23) % 20_000) as i32 - 10_000;
+            let depth = ((key >> 41) % 60) as i32;
+            let bound = [Bound::Exact, Bound::Lower, Bound::Upper][(key % 3) as usize];
+            (mv, score, depth, bound)
+        }
+        let tt = TranspositionTable::new(1).unwrap();
+        let hits = std::sync::atomic::AtomicU64::new(0);
+        std::thread::scope(|scope| {
+            for thread in 0..4u64 {
+                let (tt, hits) = (&tt, &hits);
+                scope.spawn(move || {
+                    let mut x = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(thread + 1);
+                    for _ in 0..400_000 {
+                        // xorshift64: keys from a pool far larger than the table
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        let key = (x % 200_000).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+                        if (x >> 40) & 1 == 0 {
+                            let (mv, score, depth, bound) = data_for(key);
+                            tt.store(key, mv, score, depth, bound);
+                        } else if let Some(hit) = tt.probe(key) {
+                            let (mv, score, depth, bound) = data_for(key);
+                            assert_eq!(hit.mv, mv);
+                            assert_eq!(hit.score, score);
+                            assert_eq!(hit.depth, depth);
+                            assert_eq!(hit.bound, bound);
+                            hits.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        let hits = hits.load(Ordering::Relaxed);
+        assert!(hits > 10_000, "the probes must hit, got {hits}");
+    }
+
     #[test]
     fn torn_entry_is_rejected() {
         let tt = TranspositionTable::new(1).unwrap();

@@ -1,0 +1,165 @@
+//! The harness the protocol tests share: the real binary driven through
+//! its stdin and stdout, exactly as a GUI drives it, with legality checks
+//! of everything it answers.
+#![allow(dead_code)] // each test crate uses a different part
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Position};
+
+pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+pub struct Engine {
+    pub child: Child,
+    pub stdin: ChildStdin,
+    pub lines: Receiver<String>,
+    /// Everything read so far, for failure messages.
+    pub transcript: Vec<String>,
+}
+
+impl Engine {
+    pub fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kiraly"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the engine");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines: rx,
+            transcript: Vec::new(),
+        }
+    }
+
+    pub fn send(&mut self, command: &str) {
+        self.transcript.push(format!("> {command}"));
+        writeln!(self.stdin, "{command}").expect("engine stdin open");
+        self.stdin.flush().unwrap();
+    }
+
+    /// Reads lines until one satisfies `done`; returns all lines read.
+    pub fn read_until(&mut self, timeout: Duration, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut read = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.transcript.push(line.clone());
+                    let finished = done(&line);
+                    read.push(line);
+                    if finished {
+                        return read;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => panic!(
+                    "timed out after {timeout:?}; transcript:\n{}",
+                    self.transcript.join("\n")
+                ),
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "engine closed stdout; transcript:\n{}",
+                    self.transcript.join("\n")
+                ),
+            }
+        }
+    }
+
+    pub fn bestmove(&mut self, timeout: Duration) -> Vec<String> {
+        self.read_until(timeout, |l| l.starts_with("bestmove"))
+    }
+
+    pub fn is_ready(&mut self) {
+        self.send("isready");
+        self.read_until(Duration::from_secs(5), |l| l == "readyok");
+    }
+
+    pub fn quit(mut self) {
+        self.send("quit");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "exit status {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "engine did not quit");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+pub fn position(fen: &str, mode: CastlingMode) -> Chess {
+    fen.parse::<Fen>().unwrap().into_position(mode).unwrap()
+}
+
+pub fn play_uci(pos: &Chess, text: &str) -> Option<Chess> {
+    let m = UciMove::from_ascii(text.as_bytes())
+        .ok()?
+        .to_move(pos)
+        .ok()?;
+    pos.clone().play(m).ok()
+}
+
+/// Checks every pv in `lines` and the final bestmove (and ponder move) for
+/// legality from `root`; returns the bestmove text.
+pub fn check_search_output(root: &Chess, lines: &[String]) -> String {
+    for line in lines
+        .iter()
+        .filter(|l| l.starts_with("info") && l.contains(" pv "))
+    {
+        let pv = line.split(" pv ").nth(1).unwrap();
+        let mut pos = root.clone();
+        for mv in pv.split_whitespace() {
+            pos = play_uci(&pos, mv).unwrap_or_else(|| panic!("illegal pv move {mv} in: {line}"));
+        }
+        for field in [
+            "depth", "seldepth", "score", "nodes", "nps", "time", "hashfull",
+        ] {
+            assert!(
+                line.contains(&format!(" {field} ")),
+                "info without {field}: {line}"
+            );
+        }
+    }
+    let last = lines.last().expect("some output");
+    let words: Vec<&str> = last.split_whitespace().collect();
+    assert_eq!(words[0], "bestmove", "{last}");
+    let best = words[1].to_string();
+    if best != "0000" {
+        let after = play_uci(root, &best).unwrap_or_else(|| panic!("illegal bestmove: {last}"));
+        if words.get(2) == Some(&"ponder") {
+            play_uci(&after, words[3]).unwrap_or_else(|| panic!("illegal ponder move: {last}"));
+        }
+    }
+    best
+}
+
+pub fn last_score(lines: &[String]) -> String {
+    let line = lines
+        .iter()
+        .rev()
+        .find(|l| l.contains(" score "))
+        .expect("an info line with a score");
+    let rest = line.split(" score ").nth(1).unwrap();
+    rest.split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,217 @@
+//! Lazy SMP through the real binary: searches with several threads, rapid
+//! command sequences in random order, and exits in the middle of a search.
+//! Every `go` must be answered by exactly one legal `bestmove`.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use shakmaty::Chess;
+
+/// A small deterministic generator, so a failure can be replayed.
+struct XorShift(u64);
+
+impl XorShift {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) % n
+    }
+}
+
+/// Positions for the `go`s: the start, a middlegame, an endgame, and one
+/// with a single legal reply.
+const POSITIONS: [&str; 4] = [
+    START,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "7k/8/8/8/8/8/6q1/7K w - - 0 1",
+];
+
+/// Sends `commands` (a `go` is recorded with the position it searches),
+/// then ends any search and checks that the bestmoves match the `go`s one
+/// for one, in order, each legal in its position.
+struct Session {
+    engine: Engine,
+    /// The position each `go` sent so far searched.
+    gos: Vec<Chess>,
+    current: Chess,
+    output: Vec<String>,
+    /// `isready`s sent whose `readyok` has not been read yet.
+    pending_readyok: usize,
+}
+
+impl Session {
+    fn new() -> Session {
+        let mut engine = Engine::start();
+        engine.send("uci");
+        engine.read_until(Duration::from_secs(5), |l| l == "uciok");
+        Session {
+            engine,
+            gos: Vec::new(),
+            current: Chess::default(),
+            output: Vec::new(),
+            pending_readyok: 0,
+        }
+    }
+
+    fn send(&mut self, command: &str) {
+        if command == "isready" {
+            self.pending_readyok += 1;
+        }
+        self.engine.send(command);
+    }
+
+    fn set_position(&mut self, index: usize) {
+        self.current = position(POSITIONS[index], shakmaty::CastlingMode::Standard);
+        self.send(&format!("position fen {}", POSITIONS[index]));
+    }
+
+    fn go(&mut self, command: &str) {
+        self.gos.push(self.current.clone());
+        self.send(command);
+    }
+
+    /// Collects output up to a `readyok`, which the engine may send before
+    /// the `bestmove` of a search still running.
+    fn sync(&mut self) {
+        self.send("isready");
+        while self.pending_readyok > 0 {
+            let lines = self
+                .engine
+                .read_until(Duration::from_secs(10), |l| l == "readyok");
+            self.output.extend(lines);
+            self.pending_readyok -= 1;
+        }
+    }
+
+    /// Stops the search, then checks one legal bestmove per `go`.
+    fn check(mut self) {
+        self.send("stop");
+        self.sync();
+        let bestmoves: Vec<&String> = self
+            .output
+            .iter()
+            .filter(|l| l.starts_with("bestmove"))
+            .collect();
+        assert_eq!(
+            bestmoves.len(),
+            self.gos.len(),
+            "one bestmove per go; transcript:\n{}",
+            self.engine.transcript.join("\n")
+        );
+        for (line, root) in bestmoves.iter().zip(&self.gos) {
+            check_search_output(root, &[line.to_string()]);
+        }
+        self.engine.quit();
+    }
+}
+
+#[test]
+fn rapid_go_stop_cycles_with_two_threads() {
+    let mut rng = XorShift(0x5EED_0001);
+    let mut session = Session::new();
+    session.send("setoption name Threads value 2");
+    for cycle in 0..400 {
+        session.set_position(rng.below(POSITIONS.len() as u64) as usize);
+        match rng.below(4) {
+            0 => session.go("go infinite"),
+            1 => session.go("go movetime 3"),
+            2 => session.go("go depth 5"),
+            _ => session.go("go wtime 100 btime 100 winc 5 binc 5"),
+        }
+        if rng.below(2) == 0 {
+            std::thread::sleep(Duration::from_millis(rng.below(4)));
+        }
+        session.send("stop");
+        if cycle % 50 == 0 {
+            session.sync();
+        }
+    }
+    session.check();
+}
+
+/// The reliability race: every command that touches a running search, in
+/// random order and with random pauses, thousands of times.
+#[test]
+fn random_command_storm_keeps_one_bestmove_per_go() {
+    let mut rng = XorShift(0x5EED_0002);
+    let mut session = Session::new();
+    session.send("setoption name Threads value 2");
+    let started = Instant::now();
+    for step in 0..10_000 {
+        match rng.below(10) {
+            0 | 1 => {
+                let i = rng.below(POSITIONS.len() as u64) as usize;
+                session.set_position(i);
+            }
+            2 => session.go("go infinite"),
+            3 => session.go("go movetime 2"),
+            4 => session.go(&format!("go nodes {}", 1 + rng.below(5000))),
+            5 => session.send("stop"),
+            6 => session.send("isready"),
+            7 => session.send("ucinewgame"),
+            8 => {
+                let n = 1 + rng.below(3);
+                session.send(&format!("setoption name Threads value {n}"));
+            }
+            _ => {
+                let mb = 1 + rng.below(8);
+                session.send(&format!("setoption name Hash value {mb}"));
+            }
+        }
+        if rng.below(8) == 0 {
+            std::thread::sleep(Duration::from_micros(rng.below(2000)));
+        }
+        if step % 100 == 0 {
+            session.sync();
+        }
+    }
+    session.check();
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "storm too slow"
+    );
+}
+
+#[test]
+fn changing_threads_between_games_keeps_searching() {
+    let mut session = Session::new();
+    for threads in [1, 3, 2, 1, 4] {
+        session.send(&format!("setoption name Threads value {threads}"));
+        session.send("ucinewgame");
+        session.set_position(1);
+        session.go("go depth 6");
+        session.sync();
+        session.set_position(0);
+        session.go("go movetime 50");
+        session.sync();
+    }
+    session.check();
+}
+
+#[test]
+fn quit_mid_search_exits_within_100_ms() {
+    for threads in [1, 2] {
+        let mut engine = Engine::start();
+        engine.send(&format!("setoption name Threads value {threads}"));
+        engine.send("position startpos");
+        engine.send("go infinite");
+        engine.read_until(Duration::from_secs(5), |l| l.starts_with("info depth 3"));
+        let asked = Instant::now();
+        engine.send("quit");
+        loop {
+            if let Some(status) = engine.child.try_wait().unwrap() {
+                assert!(status.success(), "exit status {status}");
+                break;
+            }
+            assert!(
+                asked.elapsed() < Duration::from_millis(100),
+                "quit took longer than 100 ms with {threads} threads"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}

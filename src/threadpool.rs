@@ -1,0 +1,292 @@
+//! Lazy SMP: search threads that start once and wait between searches.
+//!
+//! Every thread owns a [`Searcher`] (its own history tables, killers and
+//! stack) and searches the same root; they cooperate only through the shared
+//! lockless transposition table. Thread 0 is the main thread: it alone prints
+//! `info`, decides when the search ends, waits for every helper to stop and
+//! then sends the one `bestmove` of the `go`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{unbounded, Receiver, Sender};
+use shakmaty::{CastlingMode, Move, Position};
+
+use crate::board::{move_to_uci, Board};
+use crate::search::{Limits, SearchContext, SearchResult, Searcher, Signals};
+use crate::tt::TranspositionTable;
+use crate::uci::{report_problem, send};
+
+/// Deep recursion with per-ply state needs more than the default 2 MB stack.
+const SEARCH_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// One `go`: everything the threads need, shared read-only.
+pub struct Job {
+    pub root: Board,
+    /// Keys of the positions before the root, for repetitions.
+    pub history: Vec<u64>,
+    pub limits: Limits,
+    pub signals: Arc<Signals>,
+    pub tt: Arc<TranspositionTable>,
+    pub start: Instant,
+    pub castling_mode: CastlingMode,
+}
+
+enum Message {
+    Search(Arc<Job>),
+    /// `ucinewgame`: forget the histories learned in the last game.
+    NewGame,
+    Exit,
+}
+
+struct Worker {
+    inbox: Sender<Message>,
+    handle: JoinHandle<()>,
+}
+
+pub struct ThreadPool {
+    workers: Vec<Worker>,
+    /// The main thread reports here once `bestmove` has been sent and every
+    /// thread has let go of the job.
+    finished: Receiver<()>,
+    searching: bool,
+}
+
+impl ThreadPool {
+    /// Starts `threads` search threads (at least one). When the system
+    /// refuses a thread, the pool keeps the ones it got and says so.
+    pub fn new(threads: usize) -> Result<ThreadPool, String> {
+        let threads = threads.max(1);
+        let (finished_tx, finished) = unbounded();
+        let (helper_done_tx, helper_done_rx) = unbounded();
+        let mut workers = Vec::with_capacity(threads);
+        // Helpers first, so that the main thread knows how many to wait for.
+        for id in 1..threads {
+            let (inbox, messages) = unbounded();
+            let done = helper_done_tx.clone();
+            match spawn_thread(id, move || helper_loop(id, messages, done)) {
+                Ok(handle) => workers.push(Worker { inbox, handle }),
+                Err(e) => {
+                    report_problem(&format!(
+                        "cannot start search thread {id}: {e}; using {id} threads"
+                    ));
+                    break;
+                }
+            }
+        }
+        let helpers = workers.len();
+        let (inbox, messages) = unbounded();
+        let main = match spawn_thread(0, move || {
+            main_loop(messages, helpers, helper_done_rx, finished_tx)
+        }) {
+            Ok(handle) => handle,
+            Err(e) => {
+                // Dropping the helpers' inboxes ends their loops.
+                for worker in workers {
+                    drop(worker.inbox);
+                    let _ = worker.handle.join();
+                }
+                return Err(format!("cannot start the main search thread: {e}"));
+            }
+        };
+        workers.insert(
+            0,
+            Worker {
+                inbox,
+                handle: main,
+            },
+        );
+        Ok(ThreadPool {
+            workers,
+            finished,
+            searching: false,
+        })
+    }
+
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Starts a search on every thread; returns at once.
+    pub fn start(&mut self, job: Job) {
+        self.wait();
+        let job = Arc::new(job);
+        for worker in &self.workers {
+            // A send fails only if the thread is gone, which the main loop
+            // prevents by catching panics.
+            let _ = worker.inbox.send(Message::Search(Arc::clone(&job)));
+        }
+        self.searching = true;
+    }
+
+    /// Waits until the current search has sent its `bestmove` (the caller
+    /// raises the stop flag first when it wants it soon).
+    pub fn wait(&mut self) {
+        if self.searching {
+            let _ = self.finished.recv();
+            self.searching = false;
+        }
+    }
+
+    /// True when no search is running; collects one that ended on its own.
+    pub fn is_idle(&mut self) -> bool {
+        if self.searching && self.finished.try_recv().is_ok() {
+            self.searching = false;
+        }
+        !self.searching
+    }
+
+    pub fn new_game(&mut self) {
+        self.wait();
+        for worker in &self.workers {
+            let _ = worker.inbox.send(Message::NewGame);
+        }
+    }
+
+    /// Stops and joins every thread.
+    fn shutdown(&mut self) {
+        self.wait();
+        for worker in &self.workers {
+            let _ = worker.inbox.send(Message::Exit);
+        }
+        for worker in self.workers.drain(..) {
+            let _ = worker.handle.join();
+        }
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn spawn_thread<F>(id: usize, body: F) -> std::io::Result<JoinHandle<()>>
+where
+    F: FnOnce() + Send + 'static,
+{
+    std::thread::Builder::new()
+        .name(format!("search-{id}"))
+        .stack_size(SEARCH_STACK_BYTES)
+        .spawn(body)
+}
+
+fn context(job: &Job) -> SearchContext<'_> {
+    SearchContext {
+        tt: &job.tt,
+        signals: &job.signals,
+        limits: &job.limits,
+        start: job.start,
+        castling_mode: job.castling_mode,
+        history: &job.history,
+    }
+}
+
+/// Runs one search, turning a panic into `None` and a fresh searcher, so a
+/// bug costs one search and never the thread.
+fn guarded_think(searcher: &mut Searcher, job: &Job) -> Option<SearchResult> {
+    let ctx = context(job);
+    match catch_unwind(AssertUnwindSafe(|| searcher.think(&job.root, &ctx))) {
+        Ok(result) => Some(result),
+        Err(_) => {
+            let id = searcher.thread_id;
+            *searcher = Searcher::new(id);
+            None
+        }
+    }
+}
+
+fn helper_loop(id: usize, messages: Receiver<Message>, done: Sender<()>) {
+    let mut searcher = Searcher::new(id);
+    while let Ok(message) = messages.recv() {
+        match message {
+            Message::Search(job) => {
+                if guarded_think(&mut searcher, &job).is_none() {
+                    report_problem(&format!("internal error in search thread {id}"));
+                }
+                drop(job);
+                let _ = done.send(());
+            }
+            Message::NewGame => searcher.clear(),
+            Message::Exit => break,
+        }
+    }
+}
+
+fn main_loop(
+    messages: Receiver<Message>,
+    helpers: usize,
+    helper_done: Receiver<()>,
+    finished: Sender<()>,
+) {
+    let mut searcher = Searcher::new(0);
+    while let Ok(message) = messages.recv() {
+        match message {
+            Message::Search(job) => {
+                let (best, ponder) = run_main_search(&mut searcher, &job, helpers, &helper_done);
+                let mode = job.castling_mode;
+                // Every thread has dropped the job before the controller
+                // hears of the end, so it may resize the table at once.
+                drop(job);
+                send_bestmove(best, ponder, mode);
+                let _ = finished.send(());
+            }
+            Message::NewGame => searcher.clear(),
+            Message::Exit => break,
+        }
+    }
+}
+
+/// The main thread's part of a `go`: search, hold the answer while pondering
+/// or infinite, stop the helpers and wait for them.
+fn run_main_search(
+    searcher: &mut Searcher,
+    job: &Job,
+    helpers: usize,
+    helper_done: &Receiver<()>,
+) -> (Option<Move>, Option<Move>) {
+    let signals = &job.signals;
+    let started_pondering = signals.pondering.load(Ordering::Relaxed);
+    let result = guarded_think(searcher, job);
+    // `go infinite` and `go ponder` must not answer before `stop` (or
+    // `ponderhit`), even when the search has nothing left to do.
+    while !signals.stop.load(Ordering::Relaxed)
+        && (job.limits.infinite || signals.pondering.load(Ordering::Relaxed))
+    {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    signals.stop.store(true, Ordering::Relaxed);
+    for _ in 0..helpers {
+        let _ = helper_done.recv();
+    }
+    match result {
+        Some(result) => {
+            // After `ponderhit` a GUI (python-chess, so lichess-bot) keeps
+            // only the lines that follow it: repeat the latest so the move
+            // it plays comes with a score and a PV.
+            if started_pondering && !searcher.last_report.is_empty() {
+                send(&searcher.last_report);
+            }
+            (result.best, result.ponder)
+        }
+        None => {
+            report_problem("internal error in the search; playing a legal move");
+            (job.root.pos.legal_moves().first().copied(), None)
+        }
+    }
+}
+
+pub fn send_bestmove(best: Option<Move>, ponder: Option<Move>, mode: CastlingMode) {
+    match (best, ponder) {
+        (Some(b), Some(p)) => send(&format!(
+            "bestmove {} ponder {}",
+            move_to_uci(b, mode),
+            move_to_uci(p, mode)
+        )),
+        (Some(b), None) => send(&format!("bestmove {}", move_to_uci(b, mode))),
+        (None, _) => send("bestmove 0000"),
+    }
+}
