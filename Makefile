@@ -16,8 +16,9 @@ all:
 
 test: all test-engine test-tools test-ecosystem
 
+# The engine crate and the workspace tools (tools/datagen).
 test-engine:
-	$(CARGO) test --release
+	$(CARGO) test --release --workspace
 
 # The match and suite tests play real games with the engine just built.
 test-tools: all
