@@ -41,6 +41,14 @@ pub struct Engine {
     running: Option<RunningSearch>,
 }
 
+impl Drop for Engine {
+    /// An engine dropped mid-search (a test, a fuzzer, the end of `serve`)
+    /// stops it, so its threads can be joined.
+    fn drop(&mut self) {
+        self.finish_search();
+    }
+}
+
 impl Default for Engine {
     fn default() -> Self {
         Self::new()
@@ -154,26 +162,18 @@ impl Engine {
         match change {
             OptionChange::Hash(mb) => {
                 if mb != self.options.hash_mb {
-                    // Free the old table first, so a resize does not need both at once.
-                    self.tt = Arc::new(TranspositionTable::new(1).expect("1 MB table"));
+                    // The new table comes as fresh zeroed pages, which cost no
+                    // memory until used, so the old one is dropped only once
+                    // the new one exists: a refused size keeps the old table.
                     match TranspositionTable::new(mb) {
                         Ok(tt) => {
                             self.tt = Arc::new(tt);
                             self.options.hash_mb = mb;
                         }
-                        Err(message) => {
-                            report_problem(&format!(
-                                "{message}; keeping {} MB",
-                                self.options.hash_mb
-                            ));
-                            match TranspositionTable::new(self.options.hash_mb) {
-                                Ok(tt) => self.tt = Arc::new(tt),
-                                Err(_) => {
-                                    report_problem("hash table reduced to 1 MB");
-                                    self.options.hash_mb = 1;
-                                }
-                            }
-                        }
+                        Err(message) => report_problem(&format!(
+                            "{message}; keeping the {} MB table",
+                            self.options.hash_mb
+                        )),
                     }
                 }
             }

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod board;
 pub mod engine;
 pub mod eval;
+pub mod faults;
 pub mod movegen;
 pub mod movepick;
 pub mod options;

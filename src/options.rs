@@ -2,7 +2,8 @@
 //! `setoption` values against them.
 
 pub const HASH_DEFAULT_MB: usize = 16;
-pub const HASH_MAX_MB: usize = 65_536;
+/// As Stockfish: far beyond any machine, so the limit is what can be allocated.
+pub const HASH_MAX_MB: usize = 33_554_432;
 pub const THREADS_MAX: usize = 256;
 pub const MOVE_OVERHEAD_DEFAULT_MS: u64 = 10;
 pub const MOVE_OVERHEAD_MAX_MS: u64 = 5_000;

@@ -143,6 +143,7 @@ impl Searcher {
     /// Iterative deepening from `root`. Returns the best move found (`None`
     /// only when the root has no legal move).
     pub fn think(&mut self, root: &Board, ctx: &SearchContext) -> SearchResult {
+        crate::faults::maybe_panic(self.thread_id);
         self.nodes = 0;
         self.unflushed = 0;
         self.stopped = false;

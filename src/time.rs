@@ -33,7 +33,11 @@ pub fn budget_for_clock(clock: Clock, overhead_ms: u64) -> TimeBudget {
     // on this and the next moves.
     let reserve = overhead_ms.saturating_mul(2).max(overhead_ms + 5);
     let usable = clock.time_ms.saturating_sub(reserve);
-    let per_move = usable / mtg + clock.inc_ms * 3 / 4;
+    // Each move also costs the overhead in real time, which the increment
+    // must pay for first: spending the whole increment on thinking drains a
+    // low clock by the latency on every move until it flags.
+    let inc = clock.inc_ms.saturating_sub(overhead_ms);
+    let per_move = usable / mtg + inc * 3 / 4;
     let cap = if mtg == 1 {
         usable
     } else {
@@ -103,6 +107,47 @@ mod tests {
             "{b:?}"
         );
         assert!(b.hard.as_millis() < 4_000);
+    }
+
+    /// Long games in which every move takes, in real time, the middle of
+    /// the soft and hard limits plus the whole overhead must never run the
+    /// clock out (with an increment larger than the overhead, even when
+    /// every move takes the hard limit).
+    #[test]
+    fn clock_never_drains_to_zero_over_a_long_game() {
+        let cases = [
+            (1_000, 10, 10, 300),
+            (500, 20, 10, 300),
+            (1_000, 30, 10, 300),
+            (60_000, 0, 10, 80),
+            (1_000, 0, 10, 30),
+        ];
+        for (base, inc, overhead, moves) in cases {
+            for worst_case in [false, true] {
+                if worst_case && inc < 2 * overhead {
+                    continue;
+                }
+                let mut time_ms: i64 = base;
+                for played in 0..moves {
+                    let b = budget_for_clock(
+                        Clock {
+                            time_ms: time_ms as u64,
+                            inc_ms: inc,
+                            movestogo: None,
+                        },
+                        overhead,
+                    );
+                    let (soft, hard) = (b.soft.as_millis() as i64, b.hard.as_millis() as i64);
+                    let thinking = if worst_case { hard } else { (soft + hard) / 2 };
+                    time_ms -= thinking + overhead as i64;
+                    assert!(
+                        time_ms > 0,
+                        "{base}+{inc} overhead {overhead}: flagged after {played} moves"
+                    );
+                    time_ms += inc as i64;
+                }
+            }
+        }
     }
 
     #[test]
