@@ -11,6 +11,7 @@ pub mod movegen;
 pub mod movepick;
 pub mod options;
 pub mod perft;
+pub mod replay;
 pub mod search;
 pub mod see;
 pub mod threadpool;

@@ -4,6 +4,7 @@
 //! be tested without a running engine. Nothing here panics on any input.
 
 use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossbeam_channel::Sender;
 
@@ -62,9 +63,20 @@ pub enum Command {
     Invalid(String),
 }
 
+/// Set by in-process replays (fuzzing, regression tests), whose thousands of
+/// sessions would otherwise flood the test output.
+static SILENT: AtomicBool = AtomicBool::new(false);
+
+pub fn silence_output(silent: bool) {
+    SILENT.store(silent, Ordering::Relaxed);
+}
+
 /// Writes one protocol line to stdout and flushes it at once: a GUI reading
 /// through a pipe would otherwise see it only when the buffer fills.
 pub fn send(line: &str) {
+    if SILENT.load(Ordering::Relaxed) {
+        return;
+    }
     let stdout = io::stdout();
     let mut out = stdout.lock();
     // A closed stdout means the GUI is gone; there is no one left to tell.
