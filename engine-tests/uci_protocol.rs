@@ -399,3 +399,56 @@ fn ponder_move_stays_legal_when_an_iteration_is_cut_short() {
     }
     e.quit();
 }
+
+#[test]
+fn eval_prints_the_term_table_and_king_safety() {
+    let mut e = Engine::start();
+    e.send("position fen r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 b - - 0 6 moves h7h6");
+    e.send("eval");
+    let out = e.read_until(Duration::from_secs(5), |l| {
+        l.starts_with("Final evaluation")
+    });
+    let row = |name: &str| {
+        out.iter()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} row in {out:#?}"))
+            .clone()
+    };
+    for term in [
+        "Material",
+        "Pawns",
+        "Mobility",
+        "Threats",
+        "Passed",
+        "King safety |",
+        "Tempo",
+        "Scaling",
+        "Total",
+    ] {
+        let line = row(term);
+        // A term row has numbers for White, Black and the total.
+        assert!(line.matches('|').count() == 3, "{line}");
+    }
+    for king_row in [
+        "zone attackers",
+        "safe checks",
+        "weak squares",
+        "shelter",
+        "storm",
+        "danger",
+    ] {
+        let line = row(king_row);
+        assert_eq!(line.matches('|').count(), 2, "{line}");
+    }
+    assert!(out.iter().any(|l| l.starts_with("Phase: ")), "{out:#?}");
+    let last = out.last().unwrap();
+    let value: f64 = last
+        .trim_start_matches("Final evaluation: ")
+        .trim_end_matches(" (white side)")
+        .parse()
+        .unwrap_or_else(|_| panic!("bad final line {last}"));
+    assert!(value.abs() < 5.0, "{last}");
+    // The engine still answers afterwards.
+    e.is_ready();
+    e.quit();
+}

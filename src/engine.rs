@@ -12,7 +12,6 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
 use crate::board::{castling_mode, Board};
-use crate::eval::evaluate;
 use crate::options::{self, OptionChange, Options};
 use crate::perft::divide_report;
 use crate::search::{Limits, Signals};
@@ -109,16 +108,7 @@ impl Engine {
             Command::PonderHit => self.ponderhit(),
             Command::Quit => return false,
             Command::Display => self.display(),
-            Command::Eval => {
-                let white_view = match self.root.pos.turn() {
-                    Color::White => evaluate(&self.root.pos),
-                    Color::Black => -evaluate(&self.root.pos),
-                };
-                send(&format!(
-                    "Final evaluation: {:+.2} (white side)",
-                    white_view as f64 / 100.0
-                ));
-            }
+            Command::Eval => crate::eval::print_trace(&self.root.pos),
             Command::Ignored | Command::Empty => {}
             Command::Invalid(message) => report_problem(&message),
         }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{CastlingMode, Color, Move, MoveList, Position};
 
 use crate::board::{move_to_uci, Board};
-use crate::eval::evaluate;
+use crate::eval::Evaluator;
 use crate::movegen::noisy_moves;
 use crate::movepick::{History, ScoredMoves};
 use crate::see::see_ge;
@@ -103,6 +103,8 @@ pub struct Searcher {
     pv_len: [usize; MAX_PLY + 1],
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
     history: History,
+    /// Static evaluation with this thread's pawn hash table.
+    evaluator: Evaluator,
     root_best: Option<Move>,
     /// False for `go mate`, which asks for a proof: the unsound prunings
     /// (null move, futility, reductions) are then left out, as they can hide
@@ -128,6 +130,7 @@ impl Searcher {
             pv_len: [0; MAX_PLY + 1],
             killers: [[None; 2]; MAX_PLY + 1],
             history: History::new(),
+            evaluator: Evaluator::new(),
             root_best: None,
             selective: true,
             last_report: String::new(),
@@ -426,7 +429,7 @@ impl Searcher {
                 return 0;
             }
             if ply >= MAX_PLY - 1 {
-                return evaluate(&board.pos);
+                return self.evaluator.evaluate(&board.pos);
             }
             // Mate distance pruning: no line from here beats a mate found nearer the root.
             alpha = alpha.max(-MATE + ply as i32);
@@ -460,7 +463,7 @@ impl Searcher {
         let static_eval = if in_check {
             -INFINITY
         } else {
-            evaluate(&board.pos)
+            self.evaluator.evaluate(&board.pos)
         };
 
         // Reverse futility pruning: near the leaves, a static evaluation far
@@ -704,7 +707,11 @@ impl Searcher {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return if in_check { 0 } else { evaluate(&board.pos) };
+            return if in_check {
+                0
+            } else {
+                self.evaluator.evaluate(&board.pos)
+            };
         }
 
         let tt_hit = ctx.tt.probe(board.key);
@@ -731,7 +738,7 @@ impl Searcher {
         } else {
             // Stand pat: the side to move can usually do at least as well as
             // the static evaluation by declining every capture.
-            let stand_pat = evaluate(&board.pos);
+            let stand_pat = self.evaluator.evaluate(&board.pos);
             if stand_pat >= beta {
                 return stand_pat;
             }
