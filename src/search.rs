@@ -60,7 +60,12 @@ pub struct SearchResult {
     pub best: Option<Move>,
     pub ponder: Option<Move>,
     pub score: i32,
+    /// The last completed iteration.
     pub depth: i32,
+    pub seldepth: usize,
+    /// The principal variation, starting with `best` (just `best` when the
+    /// line was lost to an interrupted iteration).
+    pub pv: Vec<Move>,
 }
 
 /// Everything a thread needs to search one position.
@@ -168,6 +173,8 @@ impl Searcher {
             ponder: None,
             score: 0,
             depth: 0,
+            seldepth: 0,
+            pv: Vec::new(),
         };
         if root_moves.is_empty() {
             if self.verbose {
@@ -217,6 +224,12 @@ impl Searcher {
         if result.ponder.is_none() {
             result.ponder = result.best.and_then(|m| self.ponder_from_tt(root, m, ctx));
         }
+        if self.pv_len[0] > 0 && self.pv[0][0] == result.best {
+            result.pv = self.pv[0][..self.pv_len[0]].iter().flatten().copied().collect();
+        } else {
+            result.pv = result.best.into_iter().chain(result.ponder).collect();
+        }
+        result.seldepth = self.seldepth.max(result.depth as usize);
         result
     }
 
@@ -294,20 +307,9 @@ impl Searcher {
     }
 
     fn report(&mut self, depth: i32, score: i32, ctx: &SearchContext) {
-        let elapsed = ctx.start.elapsed();
         let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.unflushed;
-        let ms = elapsed.as_millis() as u64;
-        let nps = nodes * 1000 / ms.max(1);
-        let mut line = format!(
-            "info depth {depth} seldepth {} score {} nodes {nodes} nps {nps} hashfull {} time {ms} pv",
-            self.seldepth.max(depth as usize),
-            format_score(score),
-            ctx.tt.hashfull(),
-        );
-        for m in self.pv[0][..self.pv_len[0]].iter().flatten() {
-            line.push(' ');
-            line.push_str(&move_to_uci(*m, ctx.castling_mode));
-        }
+        let pv = self.pv[0][..self.pv_len[0]].iter().flatten();
+        let line = info_line(depth, self.seldepth, score, nodes, pv, ctx);
         crate::uci::send(&line);
         self.last_report = line;
     }
@@ -802,6 +804,30 @@ fn lmr_reduction(depth: i32, searched: usize) -> i32 {
 }
 
 /// Time counted against the budget: from the start, or from `ponderhit`.
+/// A UCI `info` line for a finished iteration; `nodes` counts all threads.
+pub fn info_line<'a>(
+    depth: i32,
+    seldepth: usize,
+    score: i32,
+    nodes: u64,
+    pv: impl Iterator<Item = &'a Move>,
+    ctx: &SearchContext,
+) -> String {
+    let ms = ctx.start.elapsed().as_millis() as u64;
+    let nps = nodes * 1000 / ms.max(1);
+    let mut line = format!(
+        "info depth {depth} seldepth {} score {} nodes {nodes} nps {nps} hashfull {} time {ms} pv",
+        seldepth.max(depth as usize),
+        format_score(score),
+        ctx.tt.hashfull(),
+    );
+    for m in pv {
+        line.push(' ');
+        line.push_str(&move_to_uci(*m, ctx.castling_mode));
+    }
+    line
+}
+
 fn budget_elapsed(ctx: &SearchContext) -> Duration {
     let since_start = ctx.start.elapsed();
     let ponderhit = Duration::from_millis(ctx.signals.ponderhit_ms.load(Ordering::Relaxed));

@@ -16,7 +16,7 @@ use crossbeam_channel::{unbounded, Receiver, Sender};
 use shakmaty::{CastlingMode, Move, Position};
 
 use crate::board::{move_to_uci, Board};
-use crate::search::{Limits, SearchContext, SearchResult, Searcher, Signals};
+use crate::search::{info_line, Limits, SearchContext, SearchResult, Searcher, Signals};
 use crate::tt::TranspositionTable;
 use crate::uci::{report_problem, send};
 
@@ -199,16 +199,17 @@ fn guarded_think(searcher: &mut Searcher, job: &Job) -> Option<SearchResult> {
     }
 }
 
-fn helper_loop(id: usize, messages: Receiver<Message>, done: Sender<()>) {
+fn helper_loop(id: usize, messages: Receiver<Message>, done: Sender<Option<SearchResult>>) {
     let mut searcher = Searcher::new(id);
     while let Ok(message) = messages.recv() {
         match message {
             Message::Search(job) => {
-                if guarded_think(&mut searcher, &job).is_none() {
+                let result = guarded_think(&mut searcher, &job);
+                if result.is_none() {
                     report_problem(&format!("internal error in search thread {id}"));
                 }
                 drop(job);
-                let _ = done.send(());
+                let _ = done.send(result);
             }
             Message::NewGame => searcher.clear(),
             Message::Exit => break,
@@ -219,7 +220,7 @@ fn helper_loop(id: usize, messages: Receiver<Message>, done: Sender<()>) {
 fn main_loop(
     messages: Receiver<Message>,
     helpers: usize,
-    helper_done: Receiver<()>,
+    helper_done: Receiver<Option<SearchResult>>,
     finished: Sender<()>,
 ) {
     let mut searcher = Searcher::new(0);
@@ -246,7 +247,7 @@ fn run_main_search(
     searcher: &mut Searcher,
     job: &Job,
     helpers: usize,
-    helper_done: &Receiver<()>,
+    helper_done: &Receiver<Option<SearchResult>>,
 ) -> (Option<Move>, Option<Move>) {
     let signals = &job.signals;
     let started_pondering = signals.pondering.load(Ordering::Relaxed);
@@ -259,10 +260,34 @@ fn run_main_search(
         std::thread::sleep(Duration::from_millis(1));
     }
     signals.stop.store(true, Ordering::Relaxed);
+    let mut deeper: Option<SearchResult> = None;
     for _ in 0..helpers {
-        let _ = helper_done.recv();
+        if let Ok(Some(helper)) = helper_done.recv() {
+            if result.as_ref().is_some_and(|main| is_better(&helper, main))
+                && deeper.as_ref().is_none_or(|best| is_better(&helper, best))
+            {
+                deeper = Some(helper);
+            }
+        }
     }
     match result {
+        Some(_) if deeper.is_some() => {
+            // A helper finished a deeper iteration with a score at least as
+            // good: its move is the better informed one. Its line goes out
+            // last, so the GUI shows the score and PV of the move played.
+            let helper = deeper.expect("checked");
+            let ctx = context(job);
+            let nodes = signals.nodes.load(Ordering::Relaxed);
+            send(&info_line(
+                helper.depth,
+                helper.seldepth,
+                helper.score,
+                nodes,
+                helper.pv.iter(),
+                &ctx,
+            ));
+            (helper.best, helper.ponder)
+        }
         Some(result) => {
             // After `ponderhit` a GUI (python-chess, so lichess-bot) keeps
             // only the lines that follow it: repeat the latest so the move
@@ -277,6 +302,14 @@ fn run_main_search(
             (job.root.pos.legal_moves().first().copied(), None)
         }
     }
+}
+
+/// Whether `candidate` should be played instead of `current`: a deeper
+/// completed iteration whose score is not worse.
+fn is_better(candidate: &SearchResult, current: &SearchResult) -> bool {
+    candidate.best.is_some()
+        && candidate.depth > current.depth
+        && candidate.score >= current.score
 }
 
 pub fn send_bestmove(best: Option<Move>, ponder: Option<Move>, mode: CastlingMode) {
