@@ -16,7 +16,7 @@ all:
 
 test: all test-engine test-tools test-ecosystem
 
-# The engine crate and the workspace tools (tools/datagen).
+# The engine crate and the workspace tools (tools/datagen, tools/tuner).
 test-engine:
 	$(CARGO) test --release --workspace
 
