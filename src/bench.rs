@@ -75,24 +75,12 @@ pub fn run(depth: i32) -> (u64, u64) {
     // bench bookkeeping, not engine speed.
     let mut searching = Duration::ZERO;
     for (i, fen) in POSITIONS.iter().enumerate() {
-        let pos: Chess = fen
-            .parse::<Fen>()
-            .ok()
-            .and_then(|f| f.into_position(CastlingMode::Standard).ok())
-            .expect("bench positions are valid");
         tt.clear();
         searcher.clear();
         let signals = Signals::default();
-        let ctx = SearchContext {
-            tt: &tt,
-            signals: &signals,
-            limits: &limits,
-            start: Instant::now(),
-            castling_mode: CastlingMode::Standard,
-            history: &[],
-        };
+        let ctx = fresh_context(&tt, &signals, &limits);
         let started = Instant::now();
-        let result = searcher.think(&Board::new(pos), &ctx);
+        let result = searcher.think(&bench_board(fen), &ctx);
         searching += started.elapsed();
         total_nodes += searcher.nodes;
         log::info!(
@@ -124,23 +112,11 @@ pub fn run_timed(threads: usize, movetime_ms: u64) -> (u64, u64) {
     let mut total_nodes = 0;
     let mut searching = Duration::ZERO;
     for fen in POSITIONS {
-        let board = Board::new(
-            fen.parse::<Fen>()
-                .ok()
-                .and_then(|f| f.into_position(CastlingMode::Standard).ok())
-                .expect("bench positions are valid"),
-        );
+        let board = bench_board(fen);
         tt.clear();
         tt.new_search();
         let signals = Signals::default();
-        let ctx = SearchContext {
-            tt: &tt,
-            signals: &signals,
-            limits: &limits,
-            start: Instant::now(),
-            castling_mode: CastlingMode::Standard,
-            history: &[],
-        };
+        let ctx = fresh_context(&tt, &signals, &limits);
         let started = Instant::now();
         let (main, helpers) = searchers.split_first_mut().expect("at least one thread");
         std::thread::scope(|scope| {
@@ -156,4 +132,29 @@ pub fn run_timed(threads: usize, movetime_ms: u64) -> (u64, u64) {
     }
     let ms = searching.as_millis().max(1) as u64;
     (total_nodes, total_nodes * 1000 / ms)
+}
+
+fn bench_board(fen: &str) -> Board {
+    let pos: Chess = fen
+        .parse::<Fen>()
+        .ok()
+        .and_then(|f| f.into_position(CastlingMode::Standard).ok())
+        .expect("bench positions are valid");
+    Board::new(pos)
+}
+
+/// A search of a bench position: no game history, clock started now.
+fn fresh_context<'a>(
+    tt: &'a TranspositionTable,
+    signals: &'a Signals,
+    limits: &'a Limits,
+) -> SearchContext<'a> {
+    SearchContext {
+        tt,
+        signals,
+        limits,
+        start: Instant::now(),
+        castling_mode: CastlingMode::Standard,
+        history: &[],
+    }
 }
