@@ -225,7 +225,11 @@ impl Searcher {
             result.ponder = result.best.and_then(|m| self.ponder_from_tt(root, m, ctx));
         }
         if self.pv_len[0] > 0 && self.pv[0][0] == result.best {
-            result.pv = self.pv[0][..self.pv_len[0]].iter().flatten().copied().collect();
+            result.pv = self.pv[0][..self.pv_len[0]]
+                .iter()
+                .flatten()
+                .copied()
+                .collect();
         } else {
             result.pv = result.best.into_iter().chain(result.ponder).collect();
         }

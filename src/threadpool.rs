@@ -307,9 +307,7 @@ fn run_main_search(
 /// Whether `candidate` should be played instead of `current`: a deeper
 /// completed iteration whose score is not worse.
 fn is_better(candidate: &SearchResult, current: &SearchResult) -> bool {
-    candidate.best.is_some()
-        && candidate.depth > current.depth
-        && candidate.score >= current.score
+    candidate.best.is_some() && candidate.depth > current.depth && candidate.score >= current.score
 }
 
 pub fn send_bestmove(best: Option<Move>, ponder: Option<Move>, mode: CastlingMode) {
