@@ -4,10 +4,22 @@
 
 mod common;
 
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use common::*;
 use shakmaty::Chess;
+
+/// The tests of this file each keep both cores busy; run one at a time so
+/// the timing assertions (quit within 100 ms) measure the engine, not the
+/// other tests.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// A small deterministic generator, so a failure can be replayed.
 struct XorShift(u64);
@@ -111,6 +123,7 @@ impl Session {
 
 #[test]
 fn rapid_go_stop_cycles_with_two_threads() {
+    let _serial = serial();
     let mut rng = XorShift(0x5EED_0001);
     let mut session = Session::new();
     session.send("setoption name Threads value 2");
@@ -137,6 +150,7 @@ fn rapid_go_stop_cycles_with_two_threads() {
 /// random order and with random pauses, thousands of times.
 #[test]
 fn random_command_storm_keeps_one_bestmove_per_go() {
+    let _serial = serial();
     let mut rng = XorShift(0x5EED_0002);
     let mut session = Session::new();
     session.send("setoption name Threads value 2");
@@ -178,6 +192,7 @@ fn random_command_storm_keeps_one_bestmove_per_go() {
 
 #[test]
 fn changing_threads_between_games_keeps_searching() {
+    let _serial = serial();
     let mut session = Session::new();
     for threads in [1, 3, 2, 1, 4] {
         session.send(&format!("setoption name Threads value {threads}"));
@@ -194,6 +209,7 @@ fn changing_threads_between_games_keeps_searching() {
 
 #[test]
 fn quit_mid_search_exits_within_100_ms() {
+    let _serial = serial();
     for threads in [1, 2] {
         let mut engine = Engine::start();
         engine.send(&format!("setoption name Threads value {threads}"));
