@@ -270,12 +270,11 @@ fn run_main_search(
             }
         }
     }
-    match result {
-        Some(_) if deeper.is_some() => {
+    match (result, deeper) {
+        (Some(_), Some(helper)) => {
             // A helper finished a deeper iteration with a score at least as
             // good: its move is the better informed one. Its line goes out
             // last, so the GUI shows the score and PV of the move played.
-            let helper = deeper.expect("checked");
             let ctx = context(job);
             let nodes = signals.nodes.load(Ordering::Relaxed);
             send(&info_line(
@@ -288,7 +287,7 @@ fn run_main_search(
             ));
             (helper.best, helper.ponder)
         }
-        Some(result) => {
+        (Some(result), None) => {
             // After `ponderhit` a GUI (python-chess, so lichess-bot) keeps
             // only the lines that follow it: repeat the latest so the move
             // it plays comes with a score and a PV.
@@ -297,7 +296,7 @@ fn run_main_search(
             }
             (result.best, result.ponder)
         }
-        None => {
+        (None, _) => {
             report_problem("internal error in the search; playing a legal move");
             (job.root.pos.legal_moves().first().copied(), None)
         }
