@@ -15,6 +15,7 @@ use crate::board::{castling_mode, Board};
 use crate::options::{self, OptionChange, Options};
 use crate::perft::divide_report;
 use crate::search::{Limits, Signals};
+use crate::strength::StrengthLimit;
 use crate::threadpool::{send_bestmove, Job, ThreadPool};
 use crate::time::{budget_for_clock, budget_for_movetime, Clock};
 use crate::tt::TranspositionTable;
@@ -179,6 +180,9 @@ impl Engine {
             OptionChange::Chess960(on) => self.options.chess960 = on,
             OptionChange::Ponder(on) => self.options.ponder = on,
             OptionChange::ClearHash => self.tt.clear(),
+            OptionChange::MultiPv(n) => self.options.multipv = n,
+            OptionChange::LimitStrength(on) => self.options.limit_strength = on,
+            OptionChange::Elo(elo) => self.options.elo = elo,
         }
     }
 
@@ -273,6 +277,10 @@ impl Engine {
             None
         };
         let depth = params.depth.map(|d| d.clamp(1, 1000) as i32);
+        let strength = self
+            .options
+            .limit_strength
+            .then(|| StrengthLimit::new(self.options.elo));
         let nodes = params.nodes.map(|n| n.max(1));
         let mate = params.mate.map(|m| m.clamp(1, 1000) as u32);
         // A bare `go` (or `go ponder` without limits) searches until `stop`.
@@ -291,6 +299,8 @@ impl Engine {
             budget,
             infinite: params.infinite || unlimited,
             searchmoves,
+            multipv: self.options.multipv,
+            strength,
         }
     }
 

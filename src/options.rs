@@ -1,12 +1,15 @@
 //! The UCI options the engine declares, their ranges, and validation of
 //! `setoption` values against them.
 
+use crate::strength::{ELO_DEFAULT, ELO_MAX, ELO_MIN};
+
 pub const HASH_DEFAULT_MB: usize = 16;
 /// As Stockfish: far beyond any machine, so the limit is what can be allocated.
 pub const HASH_MAX_MB: usize = 33_554_432;
 pub const THREADS_MAX: usize = 256;
 pub const MOVE_OVERHEAD_DEFAULT_MS: u64 = 10;
 pub const MOVE_OVERHEAD_MAX_MS: u64 = 5_000;
+pub const MULTIPV_MAX: usize = 500;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -15,6 +18,9 @@ pub struct Options {
     pub move_overhead_ms: u64,
     pub chess960: bool,
     pub ponder: bool,
+    pub multipv: usize,
+    pub limit_strength: bool,
+    pub elo: u32,
 }
 
 impl Default for Options {
@@ -25,6 +31,9 @@ impl Default for Options {
             move_overhead_ms: MOVE_OVERHEAD_DEFAULT_MS,
             chess960: false,
             ponder: false,
+            multipv: 1,
+            limit_strength: false,
+            elo: ELO_DEFAULT,
         }
     }
 }
@@ -38,6 +47,9 @@ pub enum OptionChange {
     Chess960(bool),
     Ponder(bool),
     ClearHash,
+    MultiPv(usize),
+    LimitStrength(bool),
+    Elo(u32),
 }
 
 /// The `option ...` lines sent in reply to `uci`.
@@ -51,6 +63,9 @@ pub fn declarations() -> Vec<String> {
         "option name Clear Hash type button".to_string(),
         "option name Ponder type check default false".to_string(),
         "option name UCI_Chess960 type check default false".to_string(),
+        format!("option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}"),
+        "option name UCI_LimitStrength type check default false".to_string(),
+        format!("option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}"),
     ]
 }
 
@@ -70,6 +85,12 @@ pub fn validate(name: &str, value: Option<&str>) -> Result<OptionChange, String>
         check(name, value).map(OptionChange::Ponder)
     } else if is("UCI_Chess960") {
         check(name, value).map(OptionChange::Chess960)
+    } else if is("MultiPV") {
+        spin(name, value, 1, MULTIPV_MAX as u64).map(|v| OptionChange::MultiPv(v as usize))
+    } else if is("UCI_LimitStrength") {
+        check(name, value).map(OptionChange::LimitStrength)
+    } else if is("UCI_Elo") {
+        spin(name, value, ELO_MIN.into(), ELO_MAX.into()).map(|v| OptionChange::Elo(v as u32))
     } else {
         Err(format!("no such option: {name}"))
     }
@@ -116,6 +137,15 @@ mod tests {
             Ok(OptionChange::Chess960(true))
         );
         assert_eq!(validate("Clear Hash", None), Ok(OptionChange::ClearHash));
+        assert_eq!(validate("multipv", Some("3")), Ok(OptionChange::MultiPv(3)));
+        assert_eq!(
+            validate("UCI_Elo", Some("2000")),
+            Ok(OptionChange::Elo(2000))
+        );
+        assert_eq!(
+            validate("UCI_LimitStrength", Some("true")),
+            Ok(OptionChange::LimitStrength(true))
+        );
     }
 
     #[test]
@@ -126,6 +156,9 @@ mod tests {
         assert!(validate("Threads", None).is_err());
         assert!(validate("Move Overhead", Some("abc")).is_err());
         assert!(validate("UCI_Chess960", Some("maybe")).is_err());
+        assert!(validate("MultiPV", Some("0")).is_err());
+        assert!(validate("UCI_Elo", Some("1349")).is_err());
+        assert!(validate("UCI_Elo", Some("2851")).is_err());
         assert!(validate("NoSuchOption", Some("1")).is_err());
     }
 

@@ -16,6 +16,7 @@ use crate::eval::Evaluator;
 use crate::movegen::noisy_moves;
 use crate::movepick::{History, ScoredMoves};
 use crate::see::see_ge;
+use crate::strength::{Noise, StrengthLimit, CANDIDATE_LINES};
 use crate::time::TimeBudget;
 use crate::tt::{score_from_tt, score_to_tt, unpack_move, Bound, PackedMove, TranspositionTable};
 
@@ -38,6 +39,32 @@ pub struct Limits {
     pub infinite: bool,
     /// Restrict the root to these moves (`go searchmoves`).
     pub searchmoves: Vec<Move>,
+    /// Best lines to report (`MultiPV`); 0 counts as 1.
+    pub multipv: usize,
+    /// `UCI_LimitStrength`: the node budget and the choice among root lines.
+    pub strength: Option<StrengthLimit>,
+}
+
+impl Limits {
+    /// Root lines the main thread searches each iteration: what `MultiPV`
+    /// asks for, and enough to choose from when the strength is limited.
+    pub fn lines_to_search(&self) -> usize {
+        let candidates = self.strength.map_or(1, |_| CANDIDATE_LINES);
+        self.multipv.max(candidates).max(1)
+    }
+
+    /// Whether the main thread's own result must be played: with several
+    /// lines or a strength limit, a helper's single line is not comparable.
+    pub fn main_thread_decides(&self) -> bool {
+        self.lines_to_search() > 1 || self.strength.is_some()
+    }
+}
+
+/// One root line of a MultiPV search.
+#[derive(Clone, Debug)]
+pub struct RootLine {
+    pub score: i32,
+    pub pv: Vec<Move>,
 }
 
 /// Flags the controller uses to steer a running search; read by every thread.
@@ -80,6 +107,8 @@ pub struct SearchContext<'a> {
 }
 
 const NODE_FLUSH: u64 = 1024;
+/// Root moves are announced with `info currmove` once a search runs this long.
+const CURRMOVE_AFTER: Duration = Duration::from_secs(1);
 /// Reverse futility pruning: deepest remaining depth and margin per ply.
 const RFP_MAX_DEPTH: i32 = 6;
 const RFP_MARGIN: i32 = 75;
@@ -100,6 +129,9 @@ pub struct Searcher {
     pub verbose: bool,
     pub nodes: u64,
     unflushed: u64,
+    /// Nodes after which the search stops: `go nodes`, or the budget of a
+    /// limited strength once the first iteration has a move to choose.
+    node_limit: u64,
     seldepth: usize,
     stopped: bool,
     keys: Vec<u64>,
@@ -111,6 +143,9 @@ pub struct Searcher {
     /// Static evaluation with this thread's pawn hash table.
     evaluator: Evaluator,
     root_best: Option<Move>,
+    /// Root moves left out of this search: the moves of the MultiPV lines
+    /// already found in this iteration.
+    root_excluded: Vec<Move>,
     /// False for `go mate`, which asks for a proof: the unsound prunings
     /// (null move, futility, reductions) are then left out, as they can hide
     /// a mate behind a zugzwang.
@@ -127,6 +162,7 @@ impl Searcher {
             verbose: thread_id == 0,
             nodes: 0,
             unflushed: 0,
+            node_limit: u64::MAX,
             seldepth: 0,
             stopped: false,
             keys: Vec::with_capacity(1024),
@@ -137,6 +173,7 @@ impl Searcher {
             history: History::new(),
             evaluator: Evaluator::new(),
             root_best: None,
+            root_excluded: Vec::with_capacity(256),
             selective: true,
             last_report: String::new(),
         }
@@ -154,6 +191,7 @@ impl Searcher {
         crate::faults::maybe_panic(self.thread_id);
         self.nodes = 0;
         self.unflushed = 0;
+        self.node_limit = ctx.limits.nodes.unwrap_or(u64::MAX);
         self.stopped = false;
         self.root_best = None;
         self.selective = ctx.limits.mate.is_none();
@@ -189,6 +227,14 @@ impl Searcher {
         }
 
         let max_depth = ctx.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        if self.thread_id == 0 && ctx.limits.main_thread_decides() {
+            return self.think_lines(root, root_moves.len(), max_depth, result, ctx);
+        }
+        if self.thread_id != 0 && ctx.limits.strength.is_some() {
+            // A limited-strength search is the main thread's alone: helpers
+            // would add nodes beyond the budget that sets the strength.
+            return result;
+        }
         // Helper threads start at staggered depths so they do not all search
         // the same tree in lock step.
         let first_depth = 1 + (self.thread_id % 2) as i32;
@@ -235,6 +281,139 @@ impl Searcher {
         }
         result.seldepth = self.seldepth.max(result.depth as usize);
         result
+    }
+
+    /// Iterative deepening over several root lines (MultiPV, and the
+    /// candidates of a limited strength): line k is the best move once the
+    /// moves of lines 0..k are left out. Lines are reported best first.
+    fn think_lines(
+        &mut self,
+        root: &Board,
+        legal: usize,
+        max_depth: i32,
+        mut result: SearchResult,
+        ctx: &SearchContext,
+    ) -> SearchResult {
+        let wanted = ctx.limits.lines_to_search().min(legal);
+        let shown = ctx.limits.multipv.max(1).min(wanted);
+        let mut lines: Vec<RootLine> = Vec::with_capacity(wanted);
+        let mut reported_best = None;
+        let mut depth = 1;
+        while depth <= max_depth {
+            self.seldepth = 0;
+            let mut found: Vec<RootLine> = Vec::with_capacity(wanted);
+            for k in 0..wanted {
+                self.root_excluded.clear();
+                self.root_excluded.extend(found.iter().map(|l| l.pv[0]));
+                let previous = lines.get(k);
+                self.root_best = previous.map(|l| l.pv[0]);
+                let score =
+                    self.aspiration_search(root, depth, previous.map_or(0, |l| l.score), ctx);
+                if k == 0 {
+                    if let Some(best) = self.root_best {
+                        result.best = Some(best);
+                    }
+                }
+                if self.stopped {
+                    break;
+                }
+                let pv: Vec<Move> = self.pv[0][..self.pv_len[0]]
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .collect();
+                match pv.first() {
+                    Some(_) => found.push(RootLine { score, pv }),
+                    None => break,
+                }
+            }
+            self.root_excluded.clear();
+            if found.len() < wanted {
+                // An interrupted iteration: keep the complete lines of the
+                // last iteration, but a finished first line is the better
+                // informed best move.
+                if let Some(first) = found.first() {
+                    if !lines.is_empty() {
+                        lines.retain(|l| l.pv[0] != first.pv[0]);
+                        lines.insert(0, first.clone());
+                    }
+                }
+                break;
+            }
+            found.sort_by_key(|l| std::cmp::Reverse(l.score));
+            lines = found;
+            if let Some(limit) = ctx.limits.strength {
+                // The budget of a weak level never cuts the first iteration:
+                // there must be lines to choose among.
+                self.node_limit = self.node_limit.min(limit.nodes);
+            }
+            result.score = lines[0].score;
+            result.depth = depth;
+            if self.verbose {
+                self.report_lines(depth, &lines[..shown], ctx);
+                reported_best = Some(lines[0].pv[0]);
+            }
+            if self.should_stop_iterating(depth, lines[0].score, ctx) {
+                break;
+            }
+            depth += 1;
+        }
+        self.flush_nodes(ctx);
+        result.seldepth = self.seldepth.max(result.depth as usize);
+        let Some(first) = lines.first() else {
+            // Not even one iteration finished: the move of the interrupted
+            // first line, if any, was set above.
+            result.pv = result.best.into_iter().collect();
+            return result;
+        };
+        let mut chosen = first;
+        if let Some(limit) = ctx.limits.strength {
+            let candidates: Vec<(Move, i32)> = lines.iter().map(|l| (l.pv[0], l.score)).collect();
+            let pick = limit.choose(&candidates, Noise::from_clock().uniform());
+            if let Some(line) = lines.iter().find(|l| Some(l.pv[0]) == pick) {
+                chosen = line;
+            }
+        }
+        if self.verbose && Some(chosen.pv[0]) != reported_best {
+            // The move played was not the best of the last lines shown: show
+            // its own line last, so the GUI's score and PV match the move.
+            let nodes = ctx.signals.nodes.load(Ordering::Relaxed);
+            let line = info_line(
+                result.depth,
+                result.seldepth,
+                chosen.score,
+                nodes,
+                chosen.pv.iter(),
+                ctx,
+            );
+            crate::uci::send(&line);
+        }
+        result.best = Some(chosen.pv[0]);
+        result.score = chosen.score;
+        result.pv = chosen.pv.clone();
+        result.ponder = chosen
+            .pv
+            .get(1)
+            .copied()
+            .or_else(|| self.ponder_from_tt(root, chosen.pv[0], ctx));
+        result
+    }
+
+    fn report_lines(&mut self, depth: i32, lines: &[RootLine], ctx: &SearchContext) {
+        let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.unflushed;
+        let multi = ctx.limits.multipv > 1;
+        for (k, l) in lines.iter().enumerate() {
+            let mut line = info_line(depth, self.seldepth, l.score, nodes, l.pv.iter(), ctx);
+            if multi {
+                // `info depth D seldepth S multipv K score ...`, as GUIs expect.
+                let at = line.find(" score ").unwrap_or(line.len());
+                line.insert_str(at, &format!(" multipv {}", k + 1));
+            }
+            crate::uci::send(&line);
+            if k == 0 {
+                self.last_report = line;
+            }
+        }
     }
 
     /// Searches the root with a narrow window around the previous score,
@@ -287,7 +466,7 @@ impl Searcher {
                 return true;
             }
         }
-        if let Some(nodes) = limits.nodes {
+        if let Some(nodes) = limits.nodes.or(limits.strength.map(|l| l.nodes)) {
             if self.nodes >= nodes {
                 return true;
             }
@@ -337,10 +516,8 @@ impl Searcher {
     fn visit(&mut self, ctx: &SearchContext) {
         self.nodes += 1;
         self.unflushed += 1;
-        if let Some(limit) = ctx.limits.nodes {
-            if self.nodes >= limit {
-                self.stopped = true;
-            }
+        if self.nodes >= self.node_limit {
+            self.stopped = true;
         }
         if self.unflushed >= NODE_FLUSH {
             self.flush_nodes(ctx);
@@ -522,8 +699,13 @@ impl Searcher {
         }
 
         let mut moves: MoveList = board.pos.legal_moves();
-        if root && !ctx.limits.searchmoves.is_empty() {
-            moves.retain(|m| ctx.limits.searchmoves.contains(m));
+        if root {
+            if !ctx.limits.searchmoves.is_empty() {
+                moves.retain(|m| ctx.limits.searchmoves.contains(m));
+            }
+            if !self.root_excluded.is_empty() {
+                moves.retain(|m| !self.root_excluded.contains(m));
+            }
         }
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
@@ -546,6 +728,9 @@ impl Searcher {
 
         self.keys.push(board.key);
         while let Some(m) = picker.next_move() {
+            if root && self.verbose {
+                self.report_current_move(m, searched + 1, depth, ctx);
+            }
             let child = board.play(m);
             let quiet = !m.is_capture() && m.promotion().is_none();
             // Late move pruning: near the leaves, once enough quiet moves
@@ -655,15 +840,30 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
-        ctx.tt.store(
-            board.key,
-            packed,
-            score_to_tt(best_score, ply),
-            depth,
-            bound,
-        );
+        // A root searched without some of its moves (MultiPV lines after
+        // the first) has no true score to share.
+        if !root || self.root_excluded.is_empty() {
+            let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
+            ctx.tt.store(
+                board.key,
+                packed,
+                score_to_tt(best_score, ply),
+                depth,
+                bound,
+            );
+        }
         best_score
+    }
+
+    /// `info currmove`: after the first second, GUIs show which root move
+    /// is being searched.
+    fn report_current_move(&self, m: Move, number: usize, depth: i32, ctx: &SearchContext) {
+        if ctx.start.elapsed() >= CURRMOVE_AFTER {
+            crate::uci::send(&format!(
+                "info depth {depth} currmove {} currmovenumber {number}",
+                move_to_uci(m, ctx.castling_mode)
+            ));
+        }
     }
 
     fn reward_quiet(

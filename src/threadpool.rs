@@ -263,7 +263,8 @@ fn run_main_search(
     let mut deeper: Option<SearchResult> = None;
     for _ in 0..helpers {
         if let Ok(Some(helper)) = helper_done.recv() {
-            if result.as_ref().is_some_and(|main| is_better(&helper, main))
+            if !job.limits.main_thread_decides()
+                && result.as_ref().is_some_and(|main| is_better(&helper, main))
                 && deeper.as_ref().is_none_or(|best| is_better(&helper, best))
             {
                 deeper = Some(helper);

@@ -1,0 +1,291 @@
+//! Transcripts for what players and bot operators configure: MultiPV,
+//! `info currmove`, the strength limit, `go mate`, `go searchmoves`, `d`.
+
+mod common;
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use common::*;
+use shakmaty::{CastlingMode, Chess};
+
+/// The `multipv k` lines of the deepest iteration in `lines`, in order.
+fn deepest_lines(lines: &[String]) -> Vec<(usize, String, i64)> {
+    let field = |line: &str, name: &str| -> Option<String> {
+        let mut words = line.split_whitespace();
+        words.find(|w| *w == name)?;
+        words.next().map(str::to_string)
+    };
+    let with_multipv: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains(" multipv ") && l.contains(" pv "))
+        .collect();
+    let deepest = with_multipv
+        .iter()
+        .filter_map(|l| field(l, "depth")?.parse::<i32>().ok())
+        .max()
+        .expect("multipv lines");
+    with_multipv
+        .iter()
+        .filter(|l| field(l, "depth").as_deref() == Some(deepest.to_string().as_str()))
+        .map(|l| {
+            let k = field(l, "multipv").unwrap().parse().unwrap();
+            let first = l.split(" pv ").nth(1).unwrap().split_whitespace().next();
+            let score = match field(l, "score").as_deref() {
+                Some("cp") => l
+                    .split(" score cp ")
+                    .nth(1)
+                    .and_then(|r| r.split_whitespace().next())
+                    .unwrap()
+                    .parse()
+                    .unwrap(),
+                Some("mate") => {
+                    let n: i64 = l
+                        .split(" score mate ")
+                        .nth(1)
+                        .and_then(|r| r.split_whitespace().next())
+                        .unwrap()
+                        .parse()
+                        .unwrap();
+                    if n > 0 {
+                        100_000 - n
+                    } else {
+                        -100_000 - n
+                    }
+                }
+                other => panic!("score {other:?} in {l}"),
+            };
+            (k, first.unwrap().to_string(), score)
+        })
+        .collect()
+}
+
+#[test]
+fn multipv_reports_distinct_lines_best_first() {
+    for threads in [1, 2] {
+        let mut e = Engine::start();
+        e.send(&format!("setoption name Threads value {threads}"));
+        e.send("setoption name MultiPV value 4");
+        e.send("position startpos moves e2e4 e7e5 g1f3");
+        e.send("go depth 9");
+        let out = e.bestmove(Duration::from_secs(60));
+        let root = position(
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2",
+            CastlingMode::Standard,
+        );
+        let best = check_search_output(&root, &out);
+        let lines = deepest_lines(&out);
+        let ks: Vec<usize> = lines.iter().map(|l| l.0).collect();
+        assert_eq!(ks, vec![1, 2, 3, 4], "{out:?}");
+        let firsts: HashSet<&String> = lines.iter().map(|l| &l.1).collect();
+        assert_eq!(
+            firsts.len(),
+            4,
+            "lines must start with distinct moves: {out:?}"
+        );
+        assert!(
+            lines.windows(2).all(|w| w[0].2 >= w[1].2),
+            "lines must be ordered best first: {lines:?}"
+        );
+        assert_eq!(best, lines[0].1, "bestmove is the first line");
+        e.quit();
+    }
+}
+
+#[test]
+fn multipv_beyond_the_legal_moves_shows_each_move_once() {
+    let mut e = Engine::start();
+    e.send("setoption name MultiPV value 10");
+    // Black has three king moves and nothing else.
+    let fen = "7k/8/8/8/8/8/6PP/4R1K1 b - - 0 1";
+    let root = position(fen, CastlingMode::Standard);
+    let legal = shakmaty::Position::legal_moves(&root).len();
+    e.send(&format!("position fen {fen}"));
+    e.send("go depth 6");
+    let out = e.bestmove(Duration::from_secs(30));
+    check_search_output(&root, &out);
+    let lines = deepest_lines(&out);
+    assert_eq!(lines.len(), legal, "{out:?}");
+    e.quit();
+}
+
+#[test]
+fn multipv_ranks_the_mate_first() {
+    let mut e = Engine::start();
+    e.send("setoption name MultiPV value 3");
+    // Back-rank mate: Re8# is the only mate.
+    let fen = "6k1/5ppp/8/8/8/8/5PPP/4R1K1 w - - 0 1";
+    e.send(&format!("position fen {fen}"));
+    e.send("go depth 5");
+    let out = e.bestmove(Duration::from_secs(30));
+    let best = check_search_output(&position(fen, CastlingMode::Standard), &out);
+    assert_eq!(best, "e1e8");
+    let lines = deepest_lines(&out);
+    assert!(
+        out.iter().any(|l| l.contains("multipv 1 score mate 1 ")),
+        "{out:?}"
+    );
+    assert!(lines[1].2 < 100_000 - 1, "only one mate in one: {lines:?}");
+    e.quit();
+}
+
+#[test]
+fn currmove_is_reported_after_the_first_second_only() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go movetime 300");
+    let short = e.bestmove(Duration::from_secs(10));
+    assert!(!short.iter().any(|l| l.contains("currmove")), "{short:?}");
+    e.send("go movetime 2500");
+    let out = e.bestmove(Duration::from_secs(20));
+    check_search_output(&Chess::default(), &out);
+    let current: Vec<&String> = out.iter().filter(|l| l.contains(" currmove ")).collect();
+    assert!(!current.is_empty(), "no currmove in {out:?}");
+    for line in current {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "currmove").unwrap();
+        assert!(
+            play_uci(&Chess::default(), words[at + 1]).is_some(),
+            "{line}"
+        );
+        assert_eq!(words[at + 2], "currmovenumber", "{line}");
+        let n: usize = words[at + 3].parse().unwrap();
+        assert!((1..=20).contains(&n), "{line}");
+    }
+    e.quit();
+}
+
+#[test]
+fn limited_strength_plays_fast_legal_and_varied_moves() {
+    let mut e = Engine::start();
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send("setoption name UCI_Elo value 1350");
+    e.send("position startpos moves e2e4 e7e5 g1f3 b8c6");
+    let root = position(
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        CastlingMode::Standard,
+    );
+    let mut played = HashSet::new();
+    for _ in 0..30 {
+        e.send("ucinewgame");
+        e.send("position startpos moves e2e4 e7e5 g1f3 b8c6");
+        let started = Instant::now();
+        e.send("go wtime 60000 btime 60000");
+        let out = e.bestmove(Duration::from_secs(10));
+        // The node budget, not the clock, ends a weak search.
+        assert!(started.elapsed() < Duration::from_secs(1));
+        played.insert(check_search_output(&root, &out));
+    }
+    assert!(
+        played.len() >= 2,
+        "a weak level should not always play one move: {played:?}"
+    );
+    e.quit();
+}
+
+#[test]
+fn limited_strength_never_gives_away_a_queen() {
+    let mut e = Engine::start();
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send("setoption name UCI_Elo value 1350");
+    // Black's queen on d4 hangs to the knight on f3: even the weakest level
+    // takes it, as a weak human would.
+    let fen = "r1b1kbnr/pppp1ppp/2n5/4p3/3qP3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 4";
+    let root = position(fen, CastlingMode::Standard);
+    for _ in 0..20 {
+        e.send("ucinewgame");
+        e.send(&format!("position fen {fen}"));
+        e.send("go wtime 60000 btime 60000");
+        let out = e.bestmove(Duration::from_secs(10));
+        assert_eq!(check_search_output(&root, &out), "f3d4", "{out:?}");
+    }
+    e.quit();
+}
+
+#[test]
+fn full_strength_is_the_default_and_levels_differ() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let decl = e.read_until(Duration::from_secs(5), |l| l == "uciok");
+    for expected in [
+        "option name MultiPV type spin default 1 min 1 max 500",
+        "option name UCI_LimitStrength type check default false",
+        "option name UCI_Elo type spin default 1350 min 1350 max 2850",
+    ] {
+        assert!(decl.iter().any(|l| l == expected), "missing '{expected}'");
+    }
+    let nodes_at = |e: &mut Engine, setup: &[&str]| -> u64 {
+        for s in setup {
+            e.send(s);
+        }
+        e.send("position startpos");
+        e.send("go wtime 20000 btime 20000");
+        let out = e.bestmove(Duration::from_secs(10));
+        let line = out.iter().rev().find(|l| l.contains(" nodes ")).unwrap();
+        line.split(" nodes ")
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let weak = nodes_at(
+        &mut e,
+        &[
+            "setoption name UCI_LimitStrength value true",
+            "setoption name UCI_Elo value 1500",
+        ],
+    );
+    let strong = nodes_at(&mut e, &["setoption name UCI_Elo value 2500"]);
+    let full = nodes_at(&mut e, &["setoption name UCI_LimitStrength value false"]);
+    assert!(weak < strong && strong < full, "{weak} {strong} {full}");
+    e.send("setoption name UCI_Elo value 1000");
+    e.read_until(Duration::from_secs(5), |l| l.starts_with("info string"));
+    e.quit();
+}
+
+#[test]
+fn d_prints_the_board_fen_and_key() {
+    let mut e = Engine::start();
+    e.send("position startpos moves e2e4");
+    e.send("d");
+    let out = e.read_until(Duration::from_secs(5), |l| l.starts_with("Checkers:"));
+    assert!(out.iter().any(|l| l.contains("| P |")), "{out:?}");
+    assert!(out
+        .iter()
+        .any(|l| l == "Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"));
+    let key = out.iter().find_map(|l| l.strip_prefix("Key: ")).unwrap();
+    assert_eq!(key.len(), 16);
+    assert!(key.chars().all(|c| c.is_ascii_hexdigit()));
+    e.quit();
+}
+
+#[test]
+fn go_mate_and_searchmoves_follow_the_spec() {
+    let mut e = Engine::start();
+    // A mate in two of the matetrack suite: `go mate 2` proves it, also
+    // while searching several lines.
+    let fen = "2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 w - - 0 1";
+    e.send("setoption name MultiPV value 2");
+    e.send(&format!("position fen {fen}"));
+    e.send("go mate 2");
+    let out = e.bestmove(Duration::from_secs(60));
+    check_search_output(&position(fen, CastlingMode::Standard), &out);
+    assert!(
+        out.iter().any(|l| l.contains("multipv 1 score mate 2 ")),
+        "{out:?}"
+    );
+    // searchmoves keeps the root to the listed moves, also with MultiPV.
+    e.send("setoption name MultiPV value 3");
+    e.send("position startpos");
+    e.send("go depth 6 searchmoves a2a3 h2h3");
+    let out = e.bestmove(Duration::from_secs(30));
+    let best = check_search_output(&Chess::default(), &out);
+    assert!(best == "a2a3" || best == "h2h3", "{best}");
+    let lines = deepest_lines(&out);
+    let firsts: HashSet<&str> = lines.iter().map(|l| l.1.as_str()).collect();
+    assert_eq!(firsts, HashSet::from(["a2a3", "h2h3"]), "{lines:?}");
+    e.quit();
+}

@@ -1,0 +1,187 @@
+//! `UCI_LimitStrength` / `UCI_Elo`: a weaker opponent that still plays
+//! like a chess player.
+//!
+//! Two levers, both tied to one Elo setting:
+//! - a node budget, so the engine sees less deeply, as a weaker player does;
+//! - a choice among the best few root moves (searched as MultiPV lines)
+//!   that leans towards the best one but sometimes takes a slightly worse
+//!   move. The chance of a move falls exponentially with how much worse it
+//!   scores, and moves that lose more than a cap are never chosen, so the
+//!   errors are plausible inaccuracies, not random blunders.
+//!
+//! The table below maps the setting to both levers. It was calibrated with
+//! `tools/match.py` against Stockfish 15.1's own `UCI_Elo` levels (see the
+//! README's strength table for the measured figures).
+
+use shakmaty::Move;
+
+pub const ELO_MIN: u32 = 1350;
+pub const ELO_MAX: u32 = 2850;
+pub const ELO_DEFAULT: u32 = 1350;
+
+/// Root lines searched to choose among when the strength is limited.
+pub const CANDIDATE_LINES: usize = 4;
+
+/// Calibration points: (Elo setting, node budget, temperature in
+/// centipawns, largest loss in centipawns a chosen move may have).
+/// Between points the budget is interpolated geometrically and the two
+/// margins linearly.
+const LEVELS: [(u32, f64, f64, f64); 5] = [
+    (1350, 60.0, 120.0, 300.0),
+    (1700, 400.0, 80.0, 200.0),
+    (2100, 3000.0, 40.0, 120.0),
+    (2500, 25000.0, 15.0, 60.0),
+    (2850, 200000.0, 0.0, 0.0),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StrengthLimit {
+    pub elo: u32,
+    /// Nodes the search may spend on one move.
+    pub nodes: u64,
+    /// Softmax temperature over score losses, centipawns.
+    pub temperature: f64,
+    /// No move that scores more than this below the best is chosen.
+    pub max_loss: i32,
+}
+
+impl StrengthLimit {
+    pub fn new(elo: u32) -> StrengthLimit {
+        let elo = elo.clamp(ELO_MIN, ELO_MAX);
+        let i = LEVELS
+            .windows(2)
+            .position(|w| elo <= w[1].0)
+            .unwrap_or(LEVELS.len() - 2);
+        let (lo, hi) = (LEVELS[i], LEVELS[i + 1]);
+        let t = f64::from(elo - lo.0) / f64::from(hi.0 - lo.0);
+        let nodes = (lo.1.ln() + t * (hi.1.ln() - lo.1.ln())).exp();
+        StrengthLimit {
+            elo,
+            nodes: nodes.round() as u64,
+            temperature: lo.2 + t * (hi.2 - lo.2),
+            max_loss: (lo.3 + t * (hi.3 - lo.3)).round() as i32,
+        }
+    }
+
+    /// Chooses one of `lines` (move and score, best first). `noise` is a
+    /// uniform random number in [0, 1).
+    pub fn choose(&self, lines: &[(Move, i32)], noise: f64) -> Option<Move> {
+        let &(best, top) = lines.first()?;
+        if self.temperature <= 0.0 {
+            return Some(best);
+        }
+        let weight = |score: i32| {
+            let loss = f64::from(top.saturating_sub(score).max(0));
+            if loss > f64::from(self.max_loss) {
+                0.0
+            } else {
+                (-loss / self.temperature).exp()
+            }
+        };
+        let total: f64 = lines.iter().map(|&(_, s)| weight(s)).sum();
+        let mut target = noise.clamp(0.0, 1.0) * total;
+        for &(m, s) in lines {
+            let w = weight(s);
+            if target < w {
+                return Some(m);
+            }
+            target -= w;
+        }
+        Some(best)
+    }
+}
+
+/// A small xorshift generator: the choice needs variety between games, not
+/// statistical quality, and not a dependency.
+pub struct Noise(u64);
+
+impl Noise {
+    pub fn from_clock() -> Noise {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0x9E37_79B9_7F4A_7C15, |d| d.as_nanos() as u64);
+        // The clock's high bits barely change between moves: mix them all
+        // (the splitmix64 finaliser) before the first draw.
+        let mut z = nanos.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Noise((z ^ (z >> 31)) | 1)
+    }
+
+    pub fn uniform(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Role, Square};
+
+    fn mv(to: Square) -> Move {
+        Move::Normal {
+            role: Role::Knight,
+            from: Square::B1,
+            capture: None,
+            to,
+            promotion: None,
+        }
+    }
+
+    #[test]
+    fn levels_grow_stronger_with_elo() {
+        let mut previous = StrengthLimit::new(ELO_MIN);
+        for elo in (ELO_MIN + 50..=ELO_MAX).step_by(50) {
+            let s = StrengthLimit::new(elo);
+            assert!(s.nodes >= previous.nodes, "{elo}");
+            assert!(s.temperature <= previous.temperature, "{elo}");
+            assert!(s.max_loss <= previous.max_loss, "{elo}");
+            previous = s;
+        }
+        assert_eq!(StrengthLimit::new(0), StrengthLimit::new(ELO_MIN));
+        assert_eq!(StrengthLimit::new(9999).temperature, 0.0);
+    }
+
+    #[test]
+    fn never_chooses_a_move_beyond_the_loss_cap() {
+        let weak = StrengthLimit::new(ELO_MIN);
+        let lines = [
+            (mv(Square::C3), 50),
+            (mv(Square::A3), 30),
+            (mv(Square::D2), 50 - weak.max_loss - 1),
+        ];
+        let mut noise = Noise(12345);
+        let mut counts = [0; 3];
+        for _ in 0..10_000 {
+            let chosen = weak.choose(&lines, noise.uniform()).unwrap();
+            let i = lines.iter().position(|l| l.0 == chosen).unwrap();
+            counts[i] += 1;
+        }
+        assert_eq!(counts[2], 0);
+        assert!(counts[0] > counts[1] && counts[1] > 1000, "{counts:?}");
+    }
+
+    #[test]
+    fn clock_seeds_spread_over_the_whole_range() {
+        let draws: Vec<f64> = (0..200)
+            .map(|_| {
+                std::thread::sleep(std::time::Duration::from_micros(50));
+                Noise::from_clock().uniform()
+            })
+            .collect();
+        let low = draws.iter().filter(|&&d| d < 0.5).count();
+        assert!((50..=150).contains(&low), "{low} of 200 below one half");
+    }
+
+    #[test]
+    fn full_strength_always_plays_the_best_line() {
+        let s = StrengthLimit::new(ELO_MAX);
+        let lines = [(mv(Square::C3), 0), (mv(Square::A3), 0)];
+        for i in 0..100 {
+            assert_eq!(s.choose(&lines, i as f64 / 100.0), Some(mv(Square::C3)));
+        }
+    }
+}
