@@ -18,3 +18,4 @@ pub mod threadpool;
 pub mod time;
 pub mod tt;
 pub mod uci;
+pub mod wdl;
