@@ -19,3 +19,4 @@ pub mod threadpool;
 pub mod time;
 pub mod tt;
 pub mod uci;
+pub mod wdl;

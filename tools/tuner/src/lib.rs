@@ -10,6 +10,8 @@
 pub mod data;
 pub mod model;
 pub mod params_file;
+pub mod wdl;
+pub mod wdl_cli;
 
 use kiraly::eval::params::{kd, PARAMS};
 

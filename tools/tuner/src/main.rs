@@ -1,4 +1,5 @@
-//! `tuner`: Texel tuning of Kiraly's evaluation weights. See `tuner --help`.
+//! `tuner`: Texel tuning of Kiraly's evaluation weights, and (`tuner wdl`)
+//! the fit of the win/draw/loss model. See `tuner --help`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,12 +9,15 @@ use kiraly::eval::params::{KING_DANGER, PARAMS, VALUES};
 use tuner::data::Dataset;
 use tuner::model::{self, Train, THETA_LEN};
 use tuner::params_file::ParamsFile;
+use tuner::wdl_cli;
 use tuner::{freeze, DEFAULT_FREEZE};
 
 const HELP: &str = "\
 tuner: Texel tuning of Kiraly's evaluation (src/eval/params.rs)
 
 Usage: tuner --data FILE [--data FILE ...] [options]
+       tuner wdl --data FILE [...]   fit the win/draw/loss model of src/wdl.rs
+                                     (see 'tuner wdl --help')
 
 Input
   --data FILE        datagen file, '<FEN> | <score cp> | <result>' per line,
@@ -324,8 +328,36 @@ fn run(c: &Config) -> Result<(), String> {
     Ok(())
 }
 
+/// `tuner wdl ...`: the win/draw/loss model fit.
+fn wdl_main(args: Vec<String>) -> ExitCode {
+    match wdl_cli::parse_args(args) {
+        Ok(wdl_cli::Command::Help) => {
+            print!("{}", wdl_cli::HELP);
+            ExitCode::SUCCESS
+        }
+        Ok(wdl_cli::Command::Run(config)) => match wdl_cli::run(&config) {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(message) => {
+                eprintln!("tuner wdl: {message}");
+                ExitCode::FAILURE
+            }
+        },
+        Err(message) => {
+            eprintln!("tuner wdl: {message}\nTry 'tuner wdl --help'.");
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    match parse_args(std::env::args().skip(1)) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("wdl") {
+        return wdl_main(args[1..].to_vec());
+    }
+    match parse_args(args) {
         Ok(Command::Help) => {
             print!("{HELP}");
             ExitCode::SUCCESS
