@@ -289,3 +289,54 @@ fn go_mate_and_searchmoves_follow_the_spec() {
     assert_eq!(firsts, HashSet::from(["a2a3", "h2h3"]), "{lines:?}");
     e.quit();
 }
+
+#[test]
+fn show_wdl_adds_win_draw_loss_per_mille() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let decl = e.read_until(Duration::from_secs(5), |l| l == "uciok");
+    assert!(decl
+        .iter()
+        .any(|l| l == "option name UCI_ShowWDL type check default false"));
+    e.send("position startpos");
+    e.send("go depth 6");
+    let off = e.bestmove(Duration::from_secs(20));
+    assert!(!off.iter().any(|l| l.contains(" wdl ")), "{off:?}");
+
+    e.send("setoption name UCI_ShowWDL value true");
+    let wdl_of = |line: &str| -> [u32; 3] {
+        let rest = line.split(" wdl ").nth(1).expect("a wdl field");
+        let v: Vec<u32> = rest
+            .split_whitespace()
+            .take(3)
+            .map(|n| n.parse().unwrap())
+            .collect();
+        [v[0], v[1], v[2]]
+    };
+    // A level position, a won one (a queen up) and a mate in one.
+    for (fen, check) in [
+        (START, "level"),
+        ("4k3/8/8/8/8/8/3Q4/4K3 w - - 0 1", "won"),
+        ("6k1/5ppp/8/8/8/8/5PPP/4R1K1 w - - 0 1", "mate"),
+    ] {
+        e.send(&format!("position fen {fen}"));
+        e.send("go depth 6");
+        let out = e.bestmove(Duration::from_secs(20));
+        check_search_output(&position(fen, CastlingMode::Standard), &out);
+        let scored: Vec<&String> = out.iter().filter(|l| l.contains(" score ")).collect();
+        assert!(!scored.is_empty());
+        for line in &scored {
+            let [w, d, l] = wdl_of(line);
+            assert_eq!(w + d + l, 1000, "{line}");
+            // The field sits right after the score, as Stockfish prints it.
+            assert!(line.contains(&format!("wdl {w} {d} {l} nodes")), "{line}");
+        }
+        let [w, d, l] = wdl_of(scored.last().unwrap());
+        match check {
+            "level" => assert!(w.abs_diff(l) < 300 && d > 100, "{w} {d} {l}"),
+            "won" => assert!(w > 950, "{w} {d} {l}"),
+            _ => assert_eq!([w, d, l], [1000, 0, 0]),
+        }
+    }
+    e.quit();
+}

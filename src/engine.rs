@@ -183,6 +183,7 @@ impl Engine {
             OptionChange::MultiPv(n) => self.options.multipv = n,
             OptionChange::LimitStrength(on) => self.options.limit_strength = on,
             OptionChange::Elo(elo) => self.options.elo = elo,
+            OptionChange::ShowWdl(on) => self.options.show_wdl = on,
         }
     }
 
@@ -301,6 +302,10 @@ impl Engine {
             searchmoves,
             multipv: self.options.multipv,
             strength,
+            wdl_material: self
+                .options
+                .show_wdl
+                .then(|| crate::wdl::material_count(&self.root.pos)),
         }
     }
 

@@ -21,6 +21,7 @@ pub struct Options {
     pub multipv: usize,
     pub limit_strength: bool,
     pub elo: u32,
+    pub show_wdl: bool,
 }
 
 impl Default for Options {
@@ -34,6 +35,7 @@ impl Default for Options {
             multipv: 1,
             limit_strength: false,
             elo: ELO_DEFAULT,
+            show_wdl: false,
         }
     }
 }
@@ -50,6 +52,7 @@ pub enum OptionChange {
     MultiPv(usize),
     LimitStrength(bool),
     Elo(u32),
+    ShowWdl(bool),
 }
 
 /// The `option ...` lines sent in reply to `uci`.
@@ -66,6 +69,7 @@ pub fn declarations() -> Vec<String> {
         format!("option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}"),
         "option name UCI_LimitStrength type check default false".to_string(),
         format!("option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}"),
+        "option name UCI_ShowWDL type check default false".to_string(),
     ]
 }
 
@@ -91,6 +95,8 @@ pub fn validate(name: &str, value: Option<&str>) -> Result<OptionChange, String>
         check(name, value).map(OptionChange::LimitStrength)
     } else if is("UCI_Elo") {
         spin(name, value, ELO_MIN.into(), ELO_MAX.into()).map(|v| OptionChange::Elo(v as u32))
+    } else if is("UCI_ShowWDL") {
+        check(name, value).map(OptionChange::ShowWdl)
     } else {
         Err(format!("no such option: {name}"))
     }

@@ -43,6 +43,9 @@ pub struct Limits {
     pub multipv: usize,
     /// `UCI_LimitStrength`: the node budget and the choice among root lines.
     pub strength: Option<StrengthLimit>,
+    /// `UCI_ShowWDL`: the root's material count, which with the score gives
+    /// the `wdl` figures of each `info` line.
+    pub wdl_material: Option<i32>,
 }
 
 impl Limits {
@@ -1019,8 +1022,15 @@ pub fn info_line<'a>(
 ) -> String {
     let ms = ctx.start.elapsed().as_millis() as u64;
     let nps = nodes * 1000 / ms.max(1);
+    let wdl = match ctx.limits.wdl_material {
+        Some(material) => {
+            let (w, d, l) = crate::wdl::wdl(score, material);
+            format!(" wdl {w} {d} {l}")
+        }
+        None => String::new(),
+    };
     let mut line = format!(
-        "info depth {depth} seldepth {} score {} nodes {nodes} nps {nps} hashfull {} time {ms} pv",
+        "info depth {depth} seldepth {} score {}{wdl} nodes {nodes} nps {nps} hashfull {} time {ms} pv",
         seldepth.max(depth as usize),
         format_score(score),
         ctx.tt.hashfull(),
