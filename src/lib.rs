@@ -14,6 +14,7 @@ pub mod perft;
 pub mod replay;
 pub mod search;
 pub mod see;
+pub mod tb;
 pub mod threadpool;
 pub mod time;
 pub mod tt;

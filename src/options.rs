@@ -7,6 +7,7 @@ pub const HASH_MAX_MB: usize = 33_554_432;
 pub const THREADS_MAX: usize = 256;
 pub const MOVE_OVERHEAD_DEFAULT_MS: u64 = 10;
 pub const MOVE_OVERHEAD_MAX_MS: u64 = 5_000;
+pub const SYZYGY_PROBE_DEPTH_MAX: i32 = 100;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -15,6 +16,10 @@ pub struct Options {
     pub move_overhead_ms: u64,
     pub chess960: bool,
     pub ponder: bool,
+    /// Directories of Syzygy tables, separated as in `PATH`; empty for none.
+    pub syzygy_path: String,
+    pub syzygy_probe_depth: i32,
+    pub syzygy_50_move_rule: bool,
 }
 
 impl Default for Options {
@@ -25,6 +30,9 @@ impl Default for Options {
             move_overhead_ms: MOVE_OVERHEAD_DEFAULT_MS,
             chess960: false,
             ponder: false,
+            syzygy_path: String::new(),
+            syzygy_probe_depth: 1,
+            syzygy_50_move_rule: true,
         }
     }
 }
@@ -38,6 +46,9 @@ pub enum OptionChange {
     Chess960(bool),
     Ponder(bool),
     ClearHash,
+    SyzygyPath(String),
+    SyzygyProbeDepth(i32),
+    Syzygy50MoveRule(bool),
 }
 
 /// The `option ...` lines sent in reply to `uci`.
@@ -51,6 +62,9 @@ pub fn declarations() -> Vec<String> {
         "option name Clear Hash type button".to_string(),
         "option name Ponder type check default false".to_string(),
         "option name UCI_Chess960 type check default false".to_string(),
+        "option name SyzygyPath type string default <empty>".to_string(),
+        format!("option name SyzygyProbeDepth type spin default 1 min 1 max {SYZYGY_PROBE_DEPTH_MAX}"),
+        "option name Syzygy50MoveRule type check default true".to_string(),
     ]
 }
 
@@ -70,6 +84,16 @@ pub fn validate(name: &str, value: Option<&str>) -> Result<OptionChange, String>
         check(name, value).map(OptionChange::Ponder)
     } else if is("UCI_Chess960") {
         check(name, value).map(OptionChange::Chess960)
+    } else if is("SyzygyPath") {
+        // No value, an empty one or `<empty>` means no tables.
+        let path = value.map_or("", str::trim);
+        let path = if path == "<empty>" { "" } else { path };
+        Ok(OptionChange::SyzygyPath(path.to_string()))
+    } else if is("SyzygyProbeDepth") {
+        spin(name, value, 1, SYZYGY_PROBE_DEPTH_MAX as u64)
+            .map(|v| OptionChange::SyzygyProbeDepth(v as i32))
+    } else if is("Syzygy50MoveRule") {
+        check(name, value).map(OptionChange::Syzygy50MoveRule)
     } else {
         Err(format!("no such option: {name}"))
     }
@@ -116,6 +140,24 @@ mod tests {
             Ok(OptionChange::Chess960(true))
         );
         assert_eq!(validate("Clear Hash", None), Ok(OptionChange::ClearHash));
+        assert_eq!(
+            validate("SyzygyPath", Some("/tb/wdl:/tb/dtz")),
+            Ok(OptionChange::SyzygyPath("/tb/wdl:/tb/dtz".into()))
+        );
+        for empty in [None, Some(""), Some("<empty>")] {
+            assert_eq!(
+                validate("syzygypath", empty),
+                Ok(OptionChange::SyzygyPath(String::new()))
+            );
+        }
+        assert_eq!(
+            validate("SyzygyProbeDepth", Some("6")),
+            Ok(OptionChange::SyzygyProbeDepth(6))
+        );
+        assert_eq!(
+            validate("Syzygy50MoveRule", Some("false")),
+            Ok(OptionChange::Syzygy50MoveRule(false))
+        );
     }
 
     #[test]
@@ -126,6 +168,9 @@ mod tests {
         assert!(validate("Threads", None).is_err());
         assert!(validate("Move Overhead", Some("abc")).is_err());
         assert!(validate("UCI_Chess960", Some("maybe")).is_err());
+        assert!(validate("SyzygyProbeDepth", Some("0")).is_err());
+        assert!(validate("SyzygyProbeDepth", Some("101")).is_err());
+        assert!(validate("Syzygy50MoveRule", Some("1")).is_err());
         assert!(validate("NoSuchOption", Some("1")).is_err());
     }
 

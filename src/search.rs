@@ -52,6 +52,9 @@ pub struct Signals {
     pub ponderhit_ms: AtomicU64,
     /// Nodes searched by all threads (flushed in batches).
     pub nodes: AtomicU64,
+    /// Tablebase probes by all threads (added one by one: a probe costs far
+    /// more than an atomic addition).
+    pub tbhits: AtomicU64,
 }
 
 /// The outcome of a search, as reported in `bestmove`.
@@ -77,6 +80,8 @@ pub struct SearchContext<'a> {
     pub castling_mode: CastlingMode,
     /// Keys of the positions played before the root, oldest first.
     pub history: &'a [u64],
+    /// Syzygy tablebases, when `SyzygyPath` found some.
+    pub tb: Option<&'a crate::tb::Probe>,
 }
 
 const NODE_FLUSH: u64 = 1024;
@@ -234,6 +239,7 @@ impl Searcher {
             result.pv = result.best.into_iter().chain(result.ponder).collect();
         }
         result.seldepth = self.seldepth.max(result.depth as usize);
+        result.score = crate::tb::shown_score(ctx.tb, result.score);
         result
     }
 
@@ -313,6 +319,7 @@ impl Searcher {
     fn report(&mut self, depth: i32, score: i32, ctx: &SearchContext) {
         let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.unflushed;
         let pv = self.pv[0][..self.pv_len[0]].iter().flatten();
+        let score = crate::tb::shown_score(ctx.tb, score);
         let line = info_line(depth, self.seldepth, score, nodes, pv, ctx);
         crate::uci::send(&line);
         self.last_report = line;
@@ -466,6 +473,37 @@ impl Searcher {
             }
         }
 
+        // Tablebases, after a capture or pawn move: a win is a lower bound
+        // (a mate may score higher), a loss an upper bound, a draw exact. A
+        // bound that does not cut still bounds the score of a PV node.
+        let mut tb_floor = -INFINITY;
+        let mut tb_ceiling = INFINITY;
+        if let Some((score, bound)) = ctx
+            .tb
+            .filter(|_| !root)
+            .and_then(|tb| tb.probe_search(&board.pos, depth, ply))
+        {
+            ctx.signals.tbhits.fetch_add(1, Ordering::Relaxed);
+            let cutoff = match bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if cutoff {
+                let tt_depth = (depth + 6).min(MAX_DEPTH);
+                let tt_score = score_to_tt(score, ply);
+                ctx.tt
+                    .store(board.key, PackedMove::NONE, tt_score, tt_depth, bound);
+                return score;
+            }
+            if pv_node && bound == Bound::Lower {
+                tb_floor = score;
+                alpha = alpha.max(score);
+            } else if pv_node {
+                tb_ceiling = score;
+            }
+        }
+
         let static_eval = if in_check {
             -INFINITY
         } else {
@@ -515,8 +553,13 @@ impl Searcher {
                     return 0;
                 }
                 if score >= beta {
-                    // An unproven mate from a null-move search is not trusted.
-                    return if score >= MATE_BOUND { beta } else { score };
+                    // An unproven mate or table win from a null-move search
+                    // is not trusted.
+                    return if score >= crate::tb::TB_WIN_BOUND {
+                        beta
+                    } else {
+                        score
+                    };
                 }
             }
         }
@@ -537,7 +580,7 @@ impl Searcher {
             &self.history,
             white,
         );
-        let mut best_score = -INFINITY;
+        let mut best_score = tb_floor;
         let mut best_move: Option<Move> = None;
         let original_alpha = alpha;
         let mut quiets_tried: [Option<Move>; 64] = [None; 64];
@@ -647,6 +690,7 @@ impl Searcher {
             }
         }
         self.keys.pop();
+        best_score = best_score.min(tb_ceiling);
 
         let bound = if best_score >= beta {
             Bound::Lower
@@ -819,8 +863,12 @@ pub fn info_line<'a>(
 ) -> String {
     let ms = ctx.start.elapsed().as_millis() as u64;
     let nps = nodes * 1000 / ms.max(1);
+    // Tablebase hits, when there are tables.
+    let tbhits = ctx.tb.map_or(String::new(), |_| {
+        format!(" tbhits {}", ctx.signals.tbhits.load(Ordering::Relaxed))
+    });
     let mut line = format!(
-        "info depth {depth} seldepth {} score {} nodes {nodes} nps {nps} hashfull {} time {ms} pv",
+        "info depth {depth} seldepth {} score {} nodes {nodes} nps {nps} hashfull {}{tbhits} time {ms} pv",
         seldepth.max(depth as usize),
         format_score(score),
         ctx.tt.hashfull(),
