@@ -250,7 +250,8 @@ class LichessBotStyle(unittest.TestCase):
             self.assertIs(eng["lichess_bot_tbs"][tb]["enabled"], False, tb)
         for key in ("resign_enabled", "offer_draw_enabled"):
             self.assertIs(eng["draw_or_resign"][key], False, key)
-        self.assertEqual(list(eng["uci_options"]), ["Hash", "Threads", "Move Overhead"])
+        self.assertEqual(list(eng["uci_options"]), ["Hash", "Threads", "Move Overhead", "SyzygyPath",
+                                                    "SyzygyProbeDepth", "Syzygy50MoveRule"])
 
         engine = chess.engine.SimpleEngine.popen_uci([path], timeout=10.0, setpgrp=True)
         self.engines.append(engine)
@@ -271,6 +272,8 @@ class LichessBotStyle(unittest.TestCase):
                                 f"{opt.min}..{opt.max}")
             elif opt.type == "check":
                 self.assertIsInstance(value, bool, name)
+            elif opt.type == "string":
+                self.assertIsInstance(value, str, name)
             elif opt.type == "combo":
                 self.assertIn(value, opt.var, name)
 

@@ -156,5 +156,6 @@ fn fresh_context<'a>(
         start: Instant::now(),
         castling_mode: CastlingMode::Standard,
         history: &[],
+        tb: None,
     }
 }

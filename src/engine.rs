@@ -16,6 +16,7 @@ use crate::options::{self, OptionChange, Options};
 use crate::perft::divide_report;
 use crate::search::{Limits, Signals};
 use crate::strength::StrengthLimit;
+use crate::tb::Tables;
 use crate::threadpool::{send_bestmove, Job, ThreadPool};
 use crate::time::{budget_for_clock, budget_for_movetime, Clock};
 use crate::tt::TranspositionTable;
@@ -36,6 +37,8 @@ pub struct Engine {
     history: Vec<u64>,
     options: Options,
     tt: Arc<TranspositionTable>,
+    /// Syzygy tablebases from `SyzygyPath`, shared with the searches.
+    tables: Option<Arc<Tables>>,
     /// The search threads; `None` only if the system refused to start one.
     pool: Option<ThreadPool>,
     running: Option<RunningSearch>,
@@ -67,6 +70,7 @@ impl Engine {
             history: Vec::new(),
             options,
             tt: Arc::new(tt),
+            tables: None,
             pool: start_pool(threads),
             running: None,
         }
@@ -184,7 +188,23 @@ impl Engine {
             OptionChange::LimitStrength(on) => self.options.limit_strength = on,
             OptionChange::Elo(elo) => self.options.elo = elo,
             OptionChange::ShowWdl(on) => self.options.show_wdl = on,
+            OptionChange::SyzygyPath(path) => self.load_tablebases(path),
+            OptionChange::SyzygyProbeDepth(depth) => self.options.syzygy_probe_depth = depth,
+            OptionChange::Syzygy50MoveRule(on) => self.options.syzygy_50_move_rule = on,
         }
+    }
+
+    /// Replaces the tablebases with those found on `path` (none when empty).
+    fn load_tablebases(&mut self, path: String) {
+        let report = Tables::load(&path);
+        for problem in &report.problems {
+            report_problem(problem);
+        }
+        if let Some(summary) = &report.summary {
+            send(&format!("info string {summary}"));
+        }
+        self.tables = report.tables.map(Arc::new);
+        self.options.syzygy_path = path;
     }
 
     fn castling_mode(&self) -> CastlingMode {
@@ -231,8 +251,21 @@ impl Engine {
             }
             return;
         }
-        let limits = self.limits_from(&params);
+        let mut limits = self.limits_from(&params);
+        // A root in the tables narrows the root moves to the best by DTZ.
+        let tb = self.tables.as_ref().map(|tables| {
+            crate::tb::prepare(
+                tables,
+                self.options.syzygy_probe_depth,
+                self.options.syzygy_50_move_rule,
+                &self.root,
+                &self.history,
+                &mut limits.searchmoves,
+            )
+        });
         let signals = Arc::new(Signals::default());
+        let root_hits = tb.as_ref().map_or(0, |tb| tb.root_hits());
+        signals.tbhits.store(root_hits, Ordering::Relaxed);
         signals.pondering.store(params.ponder, Ordering::Relaxed);
         let mode = self.castling_mode();
         let Some(pool) = &mut self.pool else {
@@ -250,6 +283,7 @@ impl Engine {
             tt: Arc::clone(&self.tt),
             start,
             castling_mode: mode,
+            tb,
         });
         self.running = Some(RunningSearch { signals, start });
     }

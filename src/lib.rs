@@ -15,6 +15,7 @@ pub mod replay;
 pub mod search;
 pub mod see;
 pub mod strength;
+pub mod tb;
 pub mod threadpool;
 pub mod time;
 pub mod tt;

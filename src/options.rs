@@ -10,6 +10,7 @@ pub const THREADS_MAX: usize = 256;
 pub const MOVE_OVERHEAD_DEFAULT_MS: u64 = 10;
 pub const MOVE_OVERHEAD_MAX_MS: u64 = 5_000;
 pub const MULTIPV_MAX: usize = 500;
+pub const SYZYGY_PROBE_DEPTH_MAX: i32 = 100;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -22,6 +23,10 @@ pub struct Options {
     pub limit_strength: bool,
     pub elo: u32,
     pub show_wdl: bool,
+    /// Directories of Syzygy tables, separated as in `PATH`; empty for none.
+    pub syzygy_path: String,
+    pub syzygy_probe_depth: i32,
+    pub syzygy_50_move_rule: bool,
 }
 
 impl Default for Options {
@@ -36,6 +41,9 @@ impl Default for Options {
             limit_strength: false,
             elo: ELO_DEFAULT,
             show_wdl: false,
+            syzygy_path: String::new(),
+            syzygy_probe_depth: 1,
+            syzygy_50_move_rule: true,
         }
     }
 }
@@ -53,6 +61,9 @@ pub enum OptionChange {
     LimitStrength(bool),
     Elo(u32),
     ShowWdl(bool),
+    SyzygyPath(String),
+    SyzygyProbeDepth(i32),
+    Syzygy50MoveRule(bool),
 }
 
 /// The `option ...` lines sent in reply to `uci`.
@@ -70,6 +81,9 @@ pub fn declarations() -> Vec<String> {
         "option name UCI_LimitStrength type check default false".to_string(),
         format!("option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}"),
         "option name UCI_ShowWDL type check default false".to_string(),
+        "option name SyzygyPath type string default <empty>".to_string(),
+        format!("option name SyzygyProbeDepth type spin default 1 min 1 max {SYZYGY_PROBE_DEPTH_MAX}"),
+        "option name Syzygy50MoveRule type check default true".to_string(),
     ]
 }
 
@@ -97,6 +111,16 @@ pub fn validate(name: &str, value: Option<&str>) -> Result<OptionChange, String>
         spin(name, value, ELO_MIN.into(), ELO_MAX.into()).map(|v| OptionChange::Elo(v as u32))
     } else if is("UCI_ShowWDL") {
         check(name, value).map(OptionChange::ShowWdl)
+    } else if is("SyzygyPath") {
+        // No value, an empty one or `<empty>` means no tables.
+        let path = value.map_or("", str::trim);
+        let path = if path == "<empty>" { "" } else { path };
+        Ok(OptionChange::SyzygyPath(path.to_string()))
+    } else if is("SyzygyProbeDepth") {
+        spin(name, value, 1, SYZYGY_PROBE_DEPTH_MAX as u64)
+            .map(|v| OptionChange::SyzygyProbeDepth(v as i32))
+    } else if is("Syzygy50MoveRule") {
+        check(name, value).map(OptionChange::Syzygy50MoveRule)
     } else {
         Err(format!("no such option: {name}"))
     }
@@ -152,6 +176,24 @@ mod tests {
             validate("UCI_LimitStrength", Some("true")),
             Ok(OptionChange::LimitStrength(true))
         );
+        assert_eq!(
+            validate("SyzygyPath", Some("/tb/wdl:/tb/dtz")),
+            Ok(OptionChange::SyzygyPath("/tb/wdl:/tb/dtz".into()))
+        );
+        for empty in [None, Some(""), Some("<empty>")] {
+            assert_eq!(
+                validate("syzygypath", empty),
+                Ok(OptionChange::SyzygyPath(String::new()))
+            );
+        }
+        assert_eq!(
+            validate("SyzygyProbeDepth", Some("6")),
+            Ok(OptionChange::SyzygyProbeDepth(6))
+        );
+        assert_eq!(
+            validate("Syzygy50MoveRule", Some("false")),
+            Ok(OptionChange::Syzygy50MoveRule(false))
+        );
     }
 
     #[test]
@@ -165,6 +207,9 @@ mod tests {
         assert!(validate("MultiPV", Some("0")).is_err());
         assert!(validate("UCI_Elo", Some("1349")).is_err());
         assert!(validate("UCI_Elo", Some("2851")).is_err());
+        assert!(validate("SyzygyProbeDepth", Some("0")).is_err());
+        assert!(validate("SyzygyProbeDepth", Some("101")).is_err());
+        assert!(validate("Syzygy50MoveRule", Some("1")).is_err());
         assert!(validate("NoSuchOption", Some("1")).is_err());
     }
 

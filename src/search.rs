@@ -82,6 +82,9 @@ pub struct Signals {
     pub ponderhit_ms: AtomicU64,
     /// Nodes searched by all threads (flushed in batches).
     pub nodes: AtomicU64,
+    /// Tablebase probes by all threads (added one by one: a probe costs far
+    /// more than an atomic addition).
+    pub tbhits: AtomicU64,
 }
 
 /// The outcome of a search, as reported in `bestmove`.
@@ -107,6 +110,8 @@ pub struct SearchContext<'a> {
     pub castling_mode: CastlingMode,
     /// Keys of the positions played before the root, oldest first.
     pub history: &'a [u64],
+    /// Syzygy tablebases, when `SyzygyPath` found some.
+    pub tb: Option<&'a crate::tb::Probe>,
 }
 
 const NODE_FLUSH: u64 = 1024;
@@ -283,6 +288,7 @@ impl Searcher {
             result.pv = result.best.into_iter().chain(result.ponder).collect();
         }
         result.seldepth = self.seldepth.max(result.depth as usize);
+        result.score = crate::tb::shown_score(ctx.tb, result.score);
         result
     }
 
@@ -384,7 +390,7 @@ impl Searcher {
             let line = info_line(
                 result.depth,
                 result.seldepth,
-                chosen.score,
+                crate::tb::shown_score(ctx.tb, chosen.score),
                 nodes,
                 chosen.pv.iter(),
                 ctx,
@@ -392,7 +398,7 @@ impl Searcher {
             crate::uci::send(&line);
         }
         result.best = Some(chosen.pv[0]);
-        result.score = chosen.score;
+        result.score = crate::tb::shown_score(ctx.tb, chosen.score);
         result.pv = chosen.pv.clone();
         result.ponder = chosen
             .pv
@@ -406,7 +412,8 @@ impl Searcher {
         let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.unflushed;
         let multi = ctx.limits.multipv > 1;
         for (k, l) in lines.iter().enumerate() {
-            let mut line = info_line(depth, self.seldepth, l.score, nodes, l.pv.iter(), ctx);
+            let score = crate::tb::shown_score(ctx.tb, l.score);
+            let mut line = info_line(depth, self.seldepth, score, nodes, l.pv.iter(), ctx);
             if multi {
                 // `info depth D seldepth S multipv K score ...`, as GUIs expect.
                 let at = line.find(" score ").unwrap_or(line.len());
@@ -495,6 +502,7 @@ impl Searcher {
     fn report(&mut self, depth: i32, score: i32, ctx: &SearchContext) {
         let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.unflushed;
         let pv = self.pv[0][..self.pv_len[0]].iter().flatten();
+        let score = crate::tb::shown_score(ctx.tb, score);
         let line = info_line(depth, self.seldepth, score, nodes, pv, ctx);
         crate::uci::send(&line);
         self.last_report = line;
@@ -646,6 +654,37 @@ impl Searcher {
             }
         }
 
+        // Tablebases, after a capture or pawn move: a win is a lower bound
+        // (a mate may score higher), a loss an upper bound, a draw exact. A
+        // bound that does not cut still bounds the score of a PV node.
+        let mut tb_floor = -INFINITY;
+        let mut tb_ceiling = INFINITY;
+        if let Some((score, bound)) = ctx
+            .tb
+            .filter(|_| !root)
+            .and_then(|tb| tb.probe_search(&board.pos, depth, ply))
+        {
+            ctx.signals.tbhits.fetch_add(1, Ordering::Relaxed);
+            let cutoff = match bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if cutoff {
+                let tt_depth = (depth + 6).min(MAX_DEPTH);
+                let tt_score = score_to_tt(score, ply);
+                ctx.tt
+                    .store(board.key, PackedMove::NONE, tt_score, tt_depth, bound);
+                return score;
+            }
+            if pv_node && bound == Bound::Lower {
+                tb_floor = score;
+                alpha = alpha.max(score);
+            } else if pv_node {
+                tb_ceiling = score;
+            }
+        }
+
         let static_eval = if in_check {
             -INFINITY
         } else {
@@ -695,8 +734,13 @@ impl Searcher {
                     return 0;
                 }
                 if score >= beta {
-                    // An unproven mate from a null-move search is not trusted.
-                    return if score >= MATE_BOUND { beta } else { score };
+                    // An unproven mate or table win from a null-move search
+                    // is not trusted.
+                    return if score >= crate::tb::TB_WIN_BOUND {
+                        beta
+                    } else {
+                        score
+                    };
                 }
             }
         }
@@ -722,7 +766,7 @@ impl Searcher {
             &self.history,
             white,
         );
-        let mut best_score = -INFINITY;
+        let mut best_score = tb_floor;
         let mut best_move: Option<Move> = None;
         let original_alpha = alpha;
         let mut quiets_tried: [Option<Move>; 64] = [None; 64];
@@ -835,6 +879,7 @@ impl Searcher {
             }
         }
         self.keys.pop();
+        best_score = best_score.min(tb_ceiling);
 
         let bound = if best_score >= beta {
             Bound::Lower
@@ -1029,8 +1074,12 @@ pub fn info_line<'a>(
         }
         None => String::new(),
     };
+    // Tablebase hits, when there are tables.
+    let tbhits = ctx.tb.map_or(String::new(), |_| {
+        format!(" tbhits {}", ctx.signals.tbhits.load(Ordering::Relaxed))
+    });
     let mut line = format!(
-        "info depth {depth} seldepth {} score {}{wdl} nodes {nodes} nps {nps} hashfull {} time {ms} pv",
+        "info depth {depth} seldepth {} score {}{wdl} nodes {nodes} nps {nps} hashfull {}{tbhits} time {ms} pv",
         seldepth.max(depth as usize),
         format_score(score),
         ctx.tt.hashfull(),

@@ -33,6 +33,8 @@ pub struct Job {
     pub tt: Arc<TranspositionTable>,
     pub start: Instant,
     pub castling_mode: CastlingMode,
+    /// Syzygy tablebases, when `SyzygyPath` found some.
+    pub tb: Option<crate::tb::Probe>,
 }
 
 enum Message {
@@ -182,6 +184,7 @@ fn context(job: &Job) -> SearchContext<'_> {
         start: job.start,
         castling_mode: job.castling_mode,
         history: &job.history,
+        tb: job.tb.as_ref(),
     }
 }
 

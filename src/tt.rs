@@ -192,13 +192,13 @@ fn zeroed_entries(count: usize) -> Option<Box<[Entry]>> {
     Some(unsafe { Box::from_raw(slice) })
 }
 
-/// Converts a score for storage: mate scores become relative to this node,
-/// so they stay right when the position is reached at another ply.
+/// Converts a score for storage: mate and tablebase scores become relative
+/// to this node, so they stay right when the position is reached at another ply.
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    use crate::search::MATE_BOUND;
-    if score >= MATE_BOUND {
+    use crate::tb::TB_WIN_BOUND;
+    if score >= TB_WIN_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score - ply as i32
     } else {
         score
@@ -206,10 +206,10 @@ pub fn score_to_tt(score: i32, ply: usize) -> i32 {
 }
 
 pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    use crate::search::MATE_BOUND;
-    if score >= MATE_BOUND {
+    use crate::tb::TB_WIN_BOUND;
+    if score >= TB_WIN_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score + ply as i32
     } else {
         score

@@ -362,6 +362,7 @@ impl Worker {
             start: Instant::now(),
             castling_mode: board.pos.castles().mode(),
             history,
+            tb: None,
         };
         self.searcher.think(board, &ctx)
     }
