@@ -251,7 +251,8 @@ class LichessBotStyle(unittest.TestCase):
         for key in ("resign_enabled", "offer_draw_enabled"):
             self.assertIs(eng["draw_or_resign"][key], False, key)
         self.assertEqual(list(eng["uci_options"]), ["Hash", "Threads", "Move Overhead", "SyzygyPath",
-                                                    "SyzygyProbeDepth", "Syzygy50MoveRule"])
+                                                    "SyzygyProbeDepth", "Syzygy50MoveRule",
+                                                    "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo"])
 
         engine = chess.engine.SimpleEngine.popen_uci([path], timeout=10.0, setpgrp=True)
         self.engines.append(engine)

@@ -235,10 +235,10 @@ fn full_strength_is_the_default_and_levels_differ() {
         &mut e,
         &[
             "setoption name UCI_LimitStrength value true",
-            "setoption name UCI_Elo value 1500",
+            "setoption name UCI_Elo value 1400",
         ],
     );
-    let strong = nodes_at(&mut e, &["setoption name UCI_Elo value 2500"]);
+    let strong = nodes_at(&mut e, &["setoption name UCI_Elo value 1750"]);
     let full = nodes_at(&mut e, &["setoption name UCI_LimitStrength value false"]);
     assert!(weak < strong && strong < full, "{weak} {strong} {full}");
     e.send("setoption name UCI_Elo value 1000");

@@ -26,12 +26,22 @@ pub const CANDIDATE_LINES: usize = 4;
 /// centipawns, largest loss in centipawns a chosen move may have).
 /// Between points the budget is interpolated geometrically and the two
 /// margins linearly.
-const LEVELS: [(u32, f64, f64, f64); 5] = [
-    (1350, 60.0, 120.0, 300.0),
-    (1700, 400.0, 80.0, 200.0),
-    (2100, 3000.0, 40.0, 120.0),
-    (2500, 25000.0, 15.0, 60.0),
-    (2850, 200000.0, 0.0, 0.0),
+///
+/// Fitted to matches at 5+0.05 against Stockfish 15.1's limited levels
+/// (tools/calibrate_strength.sh, 24 to 40 games a point, about +-100 Elo
+/// each): 535 nodes with an 18 cp temperature played like 1209, 1200 nodes
+/// with 11 cp like 1547, 2500 nodes with 9 cp like 1548, 3000 nodes with
+/// 8 cp like 1630, 4000 nodes like 1740, 32000 nodes like 1797 (25000 like
+/// 2182 against another level), and the full engine like 1941 to 1983.
+/// Settings above the engine's own strength at the time control in use
+/// play at full strength.
+const LEVELS: [(u32, f64, f64, f64); 6] = [
+    (1350, 800.0, 14.0, 60.0),
+    (1600, 2000.0, 8.0, 40.0),
+    (1750, 4000.0, 0.0, 0.0),
+    (1900, 20000.0, 0.0, 0.0),
+    (2000, 2e6, 0.0, 0.0),
+    (2850, 1e12, 0.0, 0.0),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq)]
