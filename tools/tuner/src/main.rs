@@ -9,7 +9,7 @@ use kiraly::eval::params::{KING_DANGER, PARAMS, VALUES};
 use tuner::data::Dataset;
 use tuner::model::{self, Train, THETA_LEN};
 use tuner::params_file::ParamsFile;
-use tuner::wdl_cli;
+use tuner::wdl_cli::{self, num};
 use tuner::{freeze, DEFAULT_FREEZE};
 
 const HELP: &str = "\
@@ -72,12 +72,6 @@ struct Config {
 enum Command {
     Help,
     Run(Config),
-}
-
-fn num<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
-    value
-        .parse::<T>()
-        .map_err(|_| format!("{name}: bad value '{value}'"))
 }
 
 fn float(name: &str, value: &str, min: f64, max: f64) -> Result<f64, String> {

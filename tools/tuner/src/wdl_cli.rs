@@ -51,7 +51,9 @@ pub enum Command {
     Run(Config),
 }
 
-fn num<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
+/// Parses one option value, naming the option in the error (shared with
+/// the tuner's own arguments).
+pub fn num<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
     value
         .parse::<T>()
         .map_err(|_| format!("{name}: bad value '{value}'"))
