@@ -1,5 +1,10 @@
 //! Transposition table shared by every search thread without locks.
 //!
+//! Entries come in buckets of four, one 64-byte cache line: a probe reads a
+//! single line, and a store picks its victim among four candidates (the same
+//! position, else an empty slot, else the shallowest and oldest entry), so a
+//! deep result is not lost to the next shallow one that hashes to its index.
+//!
 //! Each entry is two 64-bit atomics: the data word and the key XOR the data
 //! word. A reader recomputes `stored ^ data` and accepts the entry only when
 //! it equals the probed key, so an entry torn by a concurrent writer (half old,
@@ -56,6 +61,21 @@ struct Entry {
     data: AtomicU64,
 }
 
+impl Entry {
+    #[inline]
+    fn write(&self, key: u64, data: u64) {
+        self.data.store(data, Ordering::Relaxed);
+        self.key_xor_data.store(key ^ data, Ordering::Relaxed);
+    }
+}
+
+const BUCKET_SIZE: usize = 4;
+
+/// Four entries on one cache line.
+#[derive(Default)]
+#[repr(align(64))]
+struct Bucket([Entry; BUCKET_SIZE]);
+
 /// Bits 32..48 are free for a static evaluation later.
 fn pack(mv: PackedMove, score: i32, depth: i32, bound: Bound, age: u8) -> u64 {
     (mv.0 as u64)
@@ -85,7 +105,7 @@ fn age_of(data: u64) -> u8 {
 }
 
 pub struct TranspositionTable {
-    entries: Box<[Entry]>,
+    buckets: Box<[Bucket]>,
     age: AtomicU8,
 }
 
@@ -93,16 +113,16 @@ impl TranspositionTable {
     /// Allocates a table of `megabytes` MiB. Fails, rather than aborting the
     /// process, when the memory cannot be had.
     pub fn new(megabytes: usize) -> Result<TranspositionTable, String> {
-        let count = (megabytes.max(1) * MB / std::mem::size_of::<Entry>()).max(1);
+        let count = (megabytes.max(1) * MB / std::mem::size_of::<Bucket>()).max(1);
         Ok(TranspositionTable {
-            entries: zeroed_entries(count)
+            buckets: zeroed_buckets(count)
                 .ok_or_else(|| format!("cannot allocate {megabytes} MB for the hash table"))?,
             age: AtomicU8::new(0),
         })
     }
 
     pub fn clear(&self) {
-        for e in &self.entries {
+        for e in self.buckets.iter().flat_map(|b| &b.0) {
             e.key_xor_data.store(0, Ordering::Relaxed);
             e.data.store(0, Ordering::Relaxed);
         }
@@ -115,79 +135,96 @@ impl TranspositionTable {
     }
 
     #[inline]
-    fn index(&self, key: u64) -> usize {
-        ((key as u128 * self.entries.len() as u128) >> 64) as usize
+    fn bucket(&self, key: u64) -> &Bucket {
+        &self.buckets[((key as u128 * self.buckets.len() as u128) >> 64) as usize]
     }
 
     #[inline]
     pub fn probe(&self, key: u64) -> Option<TtHit> {
-        let e = &self.entries[self.index(key)];
-        let data = e.data.load(Ordering::Relaxed);
-        let check = e.key_xor_data.load(Ordering::Relaxed);
-        if check ^ data != key {
-            return None;
+        for e in &self.bucket(key).0 {
+            let data = e.data.load(Ordering::Relaxed);
+            let check = e.key_xor_data.load(Ordering::Relaxed);
+            if check ^ data == key {
+                return unpack(data);
+            }
         }
-        unpack(data)
+        None
     }
 
     #[inline]
     pub fn store(&self, key: u64, mv: PackedMove, score: i32, depth: i32, bound: Bound) {
-        let e = &self.entries[self.index(key)];
+        let bucket = &self.bucket(key).0;
         let age = self.age.load(Ordering::Relaxed) & 0x3f;
-        let old = e.data.load(Ordering::Relaxed);
-        let old_key = e.key_xor_data.load(Ordering::Relaxed) ^ old;
-        let same = old_key == key;
-        if let Some(prev) = unpack(old) {
-            // Keep a deeper entry of the same search unless this one is exact.
-            let stale = age_of(old) != age;
-            if !stale && !same && bound != Bound::Exact && prev.depth > depth + 3 {
-                return;
+        // The victim: this position's own entry, else the entry worth least,
+        // an empty one or the shallowest, with entries of earlier searches
+        // counted 8 plies shallower per search since they were written.
+        let mut victim = &bucket[0];
+        let mut victim_worth = i32::MAX;
+        for e in bucket {
+            let data = e.data.load(Ordering::Relaxed);
+            if e.key_xor_data.load(Ordering::Relaxed) ^ data == key {
+                if let Some(prev) = unpack(data) {
+                    // A shallower bound must not wipe out a deeper one of the
+                    // same position, unless it is exact or the old one stale.
+                    let stale = age_of(data) != age;
+                    if !stale && bound != Bound::Exact && prev.depth > depth + 3 {
+                        return;
+                    }
+                    // Keep the known best move when re-storing without one.
+                    let mv = if mv == PackedMove::NONE { prev.mv } else { mv };
+                    e.write(key, pack(mv, score, depth, bound, age));
+                    return;
+                }
             }
-            // Keep the known best move when re-storing the same position without one.
-            if same && mv == PackedMove::NONE {
-                let data = pack(prev.mv, score, depth, bound, age);
-                e.data.store(data, Ordering::Relaxed);
-                e.key_xor_data.store(key ^ data, Ordering::Relaxed);
-                return;
+            let worth = match unpack(data) {
+                None => i32::MIN,
+                Some(prev) => {
+                    let searches_ago = (age.wrapping_sub(age_of(data)) & 0x3f) as i32;
+                    prev.depth - 8 * searches_ago
+                }
+            };
+            if worth < victim_worth {
+                victim = e;
+                victim_worth = worth;
             }
         }
-        let data = pack(mv, score, depth, bound, age);
-        e.data.store(data, Ordering::Relaxed);
-        e.key_xor_data.store(key ^ data, Ordering::Relaxed);
+        victim.write(key, pack(mv, score, depth, bound, age));
     }
 
     /// Permille of sampled entries written by the current search (UCI `hashfull`).
     pub fn hashfull(&self) -> u32 {
         let age = self.age.load(Ordering::Relaxed) & 0x3f;
-        let sample = self.entries.len().min(1000);
-        let used = self.entries[..sample]
+        let sample = self.buckets.len().min(250);
+        let used = self.buckets[..sample]
             .iter()
+            .flat_map(|b| &b.0)
             .filter(|e| {
                 let d = e.data.load(Ordering::Relaxed);
                 unpack(d).is_some() && age_of(d) == age
             })
             .count();
-        (used * 1000 / sample.max(1)) as u32
+        (used * 1000 / (sample * BUCKET_SIZE).max(1)) as u32
     }
 }
 
-/// `count` empty entries, or `None` when the memory cannot be had.
+/// `count` empty buckets, or `None` when the memory cannot be had.
 ///
 /// The memory comes zeroed from the allocator, so the operating system can
 /// hand out untouched pages lazily: setting a large `Hash` is immediate
 /// instead of writing every byte first.
-fn zeroed_entries(count: usize) -> Option<Box<[Entry]>> {
-    let layout = Layout::array::<Entry>(count).ok()?;
-    // SAFETY: `layout` has a non-zero size (count >= 1, Entry is 16 bytes).
-    let ptr = unsafe { alloc_zeroed(layout) } as *mut Entry;
+fn zeroed_buckets(count: usize) -> Option<Box<[Bucket]>> {
+    let layout = Layout::array::<Bucket>(count).ok()?;
+    // SAFETY: `layout` has a non-zero size (count >= 1, Bucket is 64 bytes).
+    let ptr = unsafe { alloc_zeroed(layout) } as *mut Bucket;
     if ptr.is_null() {
         return None;
     }
     // SAFETY: the pointer is non-null, was allocated by the global
-    // allocator with `Layout::array::<Entry>(count)` (the layout a
-    // `Box<[Entry]>` of `count` elements frees with), and every element is
-    // initialised: an `Entry` is two `AtomicU64`, which have the same
-    // representation as `u64`, so all-zero bytes are a valid (empty) entry.
+    // allocator with `Layout::array::<Bucket>(count)` (the layout a
+    // `Box<[Bucket]>` of `count` elements frees with), and every element is
+    // initialised: a `Bucket` is four `Entry`s of two `AtomicU64` each, which
+    // have the same representation as `u64`, and `repr(align(64))` adds no
+    // padding to its 64 bytes, so all-zero bytes are a valid (empty) bucket.
     let slice = std::ptr::slice_from_raw_parts_mut(ptr, count);
     Some(unsafe { Box::from_raw(slice) })
 }
@@ -282,13 +319,40 @@ mod tests {
         assert!(hits > 10_000, "the probes must hit, got {hits}");
     }
 
+    /// Keys sharing their high bits share a bucket: a deep entry outlives
+    /// a stream of shallow ones from other positions.
+    #[test]
+    fn bucket_keeps_the_deep_entry() {
+        let tt = TranspositionTable::new(1).unwrap();
+        let base = 0xABCD_0000_0000_0000u64;
+        tt.store(base | 1, PackedMove(11), 50, 20, Bound::Exact);
+        for k in 2..40u64 {
+            tt.store(base | k, PackedMove(k as u16), 0, 1, Bound::Upper);
+        }
+        assert_eq!(tt.probe(base | 1).unwrap().depth, 20);
+        assert_eq!(tt.probe(base | 39).unwrap().mv, PackedMove(39));
+        // After new searches the old deep entry becomes the victim.
+        for _ in 0..3 {
+            tt.new_search();
+        }
+        for k in 40..44u64 {
+            tt.store(base | k, PackedMove(k as u16), 0, 1, Bound::Upper);
+        }
+        assert!(tt.probe(base | 1).is_none());
+    }
+
     #[test]
     fn torn_entry_is_rejected() {
         let tt = TranspositionTable::new(1).unwrap();
         let key = 42u64 << 40;
         tt.store(key, PackedMove(5), 10, 3, Bound::Exact);
         // Simulate a concurrent writer having replaced only the data word.
-        let e = &tt.entries[tt.index(key)];
+        let e = tt
+            .bucket(key)
+            .0
+            .iter()
+            .find(|e| e.data.load(Ordering::Relaxed) != 0)
+            .unwrap();
         e.data.store(
             pack(PackedMove(9), 99, 9, Bound::Exact, 0),
             Ordering::Relaxed,
