@@ -7,6 +7,7 @@ pub mod board;
 pub mod engine;
 pub mod eval;
 pub mod faults;
+pub mod history;
 pub mod movegen;
 pub mod movepick;
 pub mod options;

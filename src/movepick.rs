@@ -1,19 +1,53 @@
-//! Move ordering: the transposition-table move first, then captures by
-//! MVV-LVA (most valuable victim, least valuable attacker), queen promotions,
-//! killer moves, and quiet moves by their history score.
+//! Move ordering, in stages: the transposition-table move; captures and
+//! queen promotions that do not lose material (static exchange evaluation),
+//! by victim value and capture history; the two killer moves; the
+//! counter-move; the quiet moves by butterfly plus continuation history
+//! (one and two plies back); and last the captures that lose material.
 //!
 //! Scores are kept in a fixed array beside shakmaty's stack-allocated move
 //! list, and the next best move is selected lazily: a cutoff on the first
-//! moves saves sorting the rest.
+//! moves saves sorting the rest. The exchange evaluation of a capture is
+//! likewise done only when the capture comes up; a losing one is moved to
+//! the last stage instead of being returned.
 
-use shakmaty::{Move, MoveList, Role};
+use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
 
+use crate::history::{piece_to, CaptureHistory, History, PIECE_TO};
+use crate::see::{see_ge, see_value};
 use crate::tt::PackedMove;
 
 const TT_MOVE: i32 = 10_000_000;
 const GOOD_NOISY: i32 = 1_000_000;
 const KILLER_1: i32 = 900_000;
 const KILLER_2: i32 = 800_000;
+const COUNTER: i32 = 700_000;
+/// Captures that lose material go below every quiet move.
+const BAD_NOISY: i32 = -1_000_000;
+/// A noisy score is at most this far above its band's base.
+const NOISY_SPAN: i32 = 100_000;
+
+/// What orders the moves of one node besides the TT move.
+pub struct OrderingContext<'a> {
+    pub killers: &'a [Option<Move>; 2],
+    pub counter: Option<Move>,
+    pub history: &'a History,
+    pub captures: &'a CaptureHistory,
+    /// Continuation-history rows of the moves one and two plies back.
+    pub continuations: [Option<&'a [i32; PIECE_TO]>; 2],
+}
+
+impl OrderingContext<'_> {
+    /// Butterfly plus continuation history of a quiet move.
+    #[inline]
+    pub fn quiet_score(&self, side: Color, m: Move) -> i32 {
+        let to = piece_to(side, m);
+        let mut score = self.history.get(side.is_white(), m);
+        for row in self.continuations.iter().flatten() {
+            score += row[to];
+        }
+        score
+    }
+}
 
 /// Ordering value of a victim or an attacker, by role.
 #[inline]
@@ -47,59 +81,6 @@ pub fn noisy_score(m: Move) -> Option<i32> {
     Some(score)
 }
 
-/// Quiet-move history, indexed by side to move, from and to square.
-pub struct History {
-    table: Box<[[[i32; 64]; 64]; 2]>,
-}
-
-const HISTORY_MAX: i32 = 16_384;
-
-impl Default for History {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl History {
-    pub fn new() -> History {
-        History {
-            table: Box::new([[[0; 64]; 64]; 2]),
-        }
-    }
-
-    #[inline]
-    fn slot(m: Move) -> (usize, usize) {
-        (m.from().map_or(0, |s| s as usize), m.to() as usize)
-    }
-
-    #[inline]
-    pub fn get(&self, white: bool, m: Move) -> i32 {
-        let (f, t) = Self::slot(m);
-        self.table[white as usize][f][t]
-    }
-
-    /// Rewards a move that caused a cutoff (or punishes one searched before it),
-    /// with a gravity term that keeps values bounded.
-    #[inline]
-    pub fn update(&mut self, white: bool, m: Move, bonus: i32) {
-        let (f, t) = Self::slot(m);
-        let entry = &mut self.table[white as usize][f][t];
-        let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-        *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
-    }
-
-    /// Shrinks old values so a new search is guided more by what it sees now.
-    pub fn age(&mut self) {
-        for side in self.table.iter_mut() {
-            for row in side.iter_mut() {
-                for v in row.iter_mut() {
-                    *v /= 2;
-                }
-            }
-        }
-    }
-}
-
 /// The moves of one node, borrowed from the caller's stack, with their
 /// ordering scores. Borrowing (rather than owning) the 2 KB move list keeps
 /// it from being copied at every node.
@@ -107,34 +88,51 @@ pub struct ScoredMoves<'a> {
     moves: &'a mut MoveList,
     scores: [i32; 256],
     next: usize,
+    /// The position, when losing captures are to be put last.
+    pos: Option<&'a Chess>,
 }
 
 impl<'a> ScoredMoves<'a> {
     pub fn new(
         moves: &'a mut MoveList,
         tt_move: PackedMove,
-        killers: &[Option<Move>; 2],
-        history: &History,
-        white: bool,
+        pos: &'a Chess,
+        ctx: &OrderingContext<'_>,
     ) -> ScoredMoves<'a> {
+        let side = pos.turn();
         let mut scores = [0i32; 256];
         for (i, &m) in moves.iter().enumerate() {
             scores[i] = if tt_move.matches(m) {
                 TT_MOVE
-            } else if let Some(s) = noisy_score(m) {
-                GOOD_NOISY + s
-            } else if killers[0] == Some(m) {
+            } else if noisy_score(m).is_some() {
+                // Victim value first, the capture's record second.
+                let victim = if m.is_en_passant() {
+                    Some(Role::Pawn)
+                } else {
+                    m.capture()
+                };
+                let promotion = if m.promotion() == Some(Role::Queen) {
+                    see_value(Role::Queen)
+                } else {
+                    0
+                };
+                let value = victim.map_or(0, see_value) + promotion;
+                GOOD_NOISY + NOISY_SPAN / 2 + value * 16 + ctx.captures.get(side, m) / 2
+            } else if ctx.killers[0] == Some(m) {
                 KILLER_1
-            } else if killers[1] == Some(m) {
+            } else if ctx.killers[1] == Some(m) {
                 KILLER_2
+            } else if ctx.counter == Some(m) {
+                COUNTER
             } else {
-                history.get(white, m)
+                ctx.quiet_score(side, m)
             };
         }
         ScoredMoves {
             moves,
             scores,
             next: 0,
+            pos: Some(pos),
         }
     }
 
@@ -155,6 +153,7 @@ impl<'a> ScoredMoves<'a> {
             moves,
             scores,
             next: 0,
+            pos: None,
         }
     }
 
@@ -172,6 +171,7 @@ impl<'a> ScoredMoves<'a> {
             moves,
             scores,
             next: 0,
+            pos: None,
         }
     }
 
@@ -179,19 +179,28 @@ impl<'a> ScoredMoves<'a> {
     #[inline]
     pub fn next_move(&mut self) -> Option<Move> {
         let n = self.moves.len();
-        if self.next >= n {
-            return None;
-        }
-        let mut best = self.next;
-        for i in self.next + 1..n {
-            if self.scores[i] > self.scores[best] {
-                best = i;
+        loop {
+            if self.next >= n {
+                return None;
             }
+            let mut best = self.next;
+            for i in self.next + 1..n {
+                if self.scores[i] > self.scores[best] {
+                    best = i;
+                }
+            }
+            let (m, score) = (self.moves[best], self.scores[best]);
+            // A capture that loses material waits for the last stage.
+            if let Some(pos) = self.pos {
+                if (GOOD_NOISY..GOOD_NOISY + NOISY_SPAN).contains(&score) && !see_ge(pos, m, 0) {
+                    self.scores[best] = score - GOOD_NOISY + BAD_NOISY;
+                    continue;
+                }
+            }
+            self.moves.swap(self.next, best);
+            self.scores.swap(self.next, best);
+            self.next += 1;
+            return Some(m);
         }
-        self.moves.swap(self.next, best);
-        self.scores.swap(self.next, best);
-        let m = self.moves[self.next];
-        self.next += 1;
-        Some(m)
     }
 }

@@ -13,8 +13,11 @@ use shakmaty::{CastlingMode, Color, Move, MoveList, Position};
 
 use crate::board::{move_to_uci, Board};
 use crate::eval::Evaluator;
+use crate::history::{
+    history_bonus, piece_to, CaptureHistory, ContinuationHistory, CounterMoves, History,
+};
 use crate::movegen::noisy_moves;
-use crate::movepick::{History, ScoredMoves};
+use crate::movepick::{OrderingContext, ScoredMoves};
 use crate::see::see_ge;
 use crate::strength::{Noise, StrengthLimit, CANDIDATE_LINES};
 use crate::time::TimeBudget;
@@ -128,6 +131,23 @@ const FUTILITY_MARGIN: i32 = 80;
 /// depth d before the rest are skipped: LMP_BASE + d * d.
 const LMP_MAX_DEPTH: i32 = 5;
 const LMP_BASE: i32 = 3;
+/// Internal iterative reduction: a node this deep without a table move is
+/// searched a ply shallower (its ordering is poor, and the shallower search
+/// stores the move a re-visit will use).
+const IIR_MIN_DEPTH: i32 = 4;
+/// Razoring: deepest remaining depth, and margin per ply below alpha from
+/// which a quiescence search decides the node.
+const RAZOR_MAX_DEPTH: i32 = 2;
+const RAZOR_MARGIN: i32 = 250;
+/// SEE pruning: deepest remaining depth, and exchange losses allowed per ply
+/// for captures (linear) and quiet moves (quadratic).
+const SEE_PRUNE_MAX_DEPTH: i32 = 6;
+const SEE_CAPTURE_MARGIN: i32 = 90;
+const SEE_QUIET_MARGIN: i32 = 25;
+/// Singular extensions: shallowest depth, and how much deeper the table
+/// entry must be no more than this many plies shallower than the node.
+const SINGULAR_MIN_DEPTH: i32 = 7;
+const SINGULAR_TT_DEPTH_SLACK: i32 = 3;
 /// Half-width of the first aspiration window, in centipawns.
 const ASPIRATION_DELTA: i32 = 20;
 
@@ -148,6 +168,16 @@ pub struct Searcher {
     pv_len: [usize; MAX_PLY + 1],
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
     history: History,
+    continuation: ContinuationHistory,
+    captures: CaptureHistory,
+    counters: CounterMoves,
+    /// The (piece, to) index of the move played at each ply of the current
+    /// line; `None` for a null move.
+    played: [Option<usize>; MAX_PLY + 1],
+    /// The move left out at each ply by a singular-extension search.
+    excluded: [Option<Move>; MAX_PLY + 1],
+    /// Depth of the iteration in progress; extensions stop at twice it.
+    root_depth: i32,
     /// Static evaluation with this thread's pawn hash table.
     evaluator: Evaluator,
     root_best: Option<Move>,
@@ -179,6 +209,12 @@ impl Searcher {
             pv_len: [0; MAX_PLY + 1],
             killers: [[None; 2]; MAX_PLY + 1],
             history: History::new(),
+            continuation: ContinuationHistory::new(),
+            captures: CaptureHistory::new(),
+            counters: CounterMoves::new(),
+            played: [None; MAX_PLY + 1],
+            excluded: [None; MAX_PLY + 1],
+            root_depth: 0,
             evaluator: Evaluator::new(),
             root_best: None,
             root_excluded: Vec::with_capacity(256),
@@ -190,6 +226,9 @@ impl Searcher {
     /// Forgets what was learned in earlier games (`ucinewgame`).
     pub fn clear(&mut self) {
         self.history = History::new();
+        self.continuation = ContinuationHistory::new();
+        self.captures = CaptureHistory::new();
+        self.counters = CounterMoves::new();
         self.killers = [[None; 2]; MAX_PLY + 1];
     }
 
@@ -444,6 +483,7 @@ impl Searcher {
         } else {
             (-INFINITY, INFINITY)
         };
+        self.root_depth = depth;
         loop {
             let score = self.search(root, alpha, beta, depth, 0, ctx, true);
             if self.stopped {
@@ -616,6 +656,7 @@ impl Searcher {
         }
         let pv_node = beta - alpha > 1;
         let root = ply == 0;
+        let excluded = self.excluded[ply];
         self.seldepth = self.seldepth.max(ply);
 
         if !root {
@@ -635,7 +676,7 @@ impl Searcher {
 
         let tt_hit = ctx.tt.probe(board.key);
         let mut tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
-        if let Some(hit) = tt_hit {
+        if let Some(hit) = tt_hit.filter(|_| excluded.is_none()) {
             if !pv_node && hit.depth >= depth {
                 let score = score_from_tt(hit.score, ply);
                 let cutoff = match hit.bound {
@@ -661,7 +702,7 @@ impl Searcher {
         let mut tb_ceiling = INFINITY;
         if let Some((score, bound)) = ctx
             .tb
-            .filter(|_| !root)
+            .filter(|_| !root && excluded.is_none())
             .and_then(|tb| tb.probe_search(&board.pos, depth, ply))
         {
             ctx.signals.tbhits.fetch_add(1, Ordering::Relaxed);
@@ -691,17 +732,48 @@ impl Searcher {
             self.evaluator.evaluate(&board.pos)
         };
 
+        // Internal iterative reduction: without a table move the ordering is
+        // poor; a shallower search is cheaper and stores one for later.
+        if self.selective
+            && depth >= IIR_MIN_DEPTH
+            && tt_move == PackedMove::NONE
+            && excluded.is_none()
+        {
+            depth -= 1;
+        }
+
         // Reverse futility pruning: near the leaves, a static evaluation far
         // above beta is not going to be brought back below it.
         if self.selective
             && !pv_node
             && !root
             && !in_check
+            && excluded.is_none()
             && depth <= RFP_MAX_DEPTH
             && beta.abs() < MATE_BOUND
             && static_eval - RFP_MARGIN * depth >= beta
         {
             return static_eval;
+        }
+
+        // Razoring: a static evaluation hopelessly below alpha near the
+        // leaves; if the captures cannot restore it either, give up here.
+        if self.selective
+            && !pv_node
+            && !root
+            && !in_check
+            && excluded.is_none()
+            && depth <= RAZOR_MAX_DEPTH
+            && alpha.abs() < MATE_BOUND
+            && static_eval + RAZOR_MARGIN * depth < alpha
+        {
+            let score = self.qsearch(board, alpha, alpha + 1, ply, ctx);
+            if self.stopped {
+                return 0;
+            }
+            if score <= alpha {
+                return score;
+            }
         }
 
         // Null-move pruning: if passing the move still fails high with a
@@ -711,6 +783,7 @@ impl Searcher {
             && !pv_node
             && !root
             && null_allowed
+            && excluded.is_none()
             && !in_check
             && depth >= 3
             && static_eval >= beta
@@ -720,6 +793,7 @@ impl Searcher {
             if let Some(child) = board.play_null() {
                 let reduction = 3 + depth / 4;
                 self.keys.push(board.key);
+                self.played[ply] = None;
                 let score = -self.search(
                     &child,
                     -beta,
@@ -758,28 +832,97 @@ impl Searcher {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
 
-        let white = board.pos.turn() == Color::White;
-        let mut picker = ScoredMoves::new(
-            &mut moves,
-            tt_move,
-            &self.killers[ply],
-            &self.history,
-            white,
-        );
+        let side = board.pos.turn();
+        let previous = [1, 2].map(|back| {
+            if ply >= back {
+                self.played[ply - back]
+            } else {
+                None
+            }
+        });
+        let mut quiets_tried: [Option<Move>; 64] = [None; 64];
+        let mut quiet_count = 0;
+        let mut captures_tried: [Option<Move>; 32] = [None; 32];
+        let mut capture_count = 0;
         let mut best_score = tb_floor;
         let mut best_move: Option<Move> = None;
         let original_alpha = alpha;
-        let mut quiets_tried: [Option<Move>; 64] = [None; 64];
-        let mut quiet_count = 0;
         let mut searched = 0;
+        // The ordering context borrows the history tables only while the
+        // moves are scored; the loop below updates them.
+        // Singular extension: when the table move is much better than every
+        // alternative (a search without it, to a reduced depth, fails low
+        // against a margin under its stored score), it alone is searched a
+        // ply deeper. When even the alternatives beat beta, several moves
+        // refute this node and it is cut at once (multi-cut).
+        let mut singular_move = None;
+        if let Some(hit) = tt_hit {
+            if self.selective
+                && !root
+                && excluded.is_none()
+                && depth >= SINGULAR_MIN_DEPTH
+                && hit.depth >= depth - SINGULAR_TT_DEPTH_SLACK
+                && hit.bound != Bound::Upper
+                && hit.score.abs() < MATE_BOUND
+                && (ply as i32) < 2 * self.root_depth
+            {
+                if let Some(m) = unpack_move(hit.mv, &moves) {
+                    let tt_score = score_from_tt(hit.score, ply);
+                    let singular_beta = tt_score - 2 * depth;
+                    self.excluded[ply] = Some(m);
+                    let score = self.search(
+                        board,
+                        singular_beta - 1,
+                        singular_beta,
+                        (depth - 1) / 2,
+                        ply,
+                        ctx,
+                        false,
+                    );
+                    self.excluded[ply] = None;
+                    self.pv_len[ply] = ply;
+                    if self.stopped {
+                        return 0;
+                    }
+                    if score < singular_beta {
+                        singular_move = Some(m);
+                    } else if singular_beta >= beta {
+                        return singular_beta;
+                    }
+                }
+            }
+        }
+
+        let mut picker = {
+            let ordering = self.ordering(ply, previous);
+            ScoredMoves::new(&mut moves, tt_move, &board.pos, &ordering)
+        };
 
         self.keys.push(board.key);
         while let Some(m) = picker.next_move() {
+            if excluded == Some(m) {
+                continue;
+            }
+            let quiet = !m.is_capture() && m.promotion().is_none();
+            // SEE pruning: near the leaves, once a move has a score, moves
+            // that lose too much material in the exchange are not tried.
+            if self.selective && !root && best_score > -MATE_BOUND && depth <= SEE_PRUNE_MAX_DEPTH {
+                let threshold = if quiet {
+                    -SEE_QUIET_MARGIN * depth * depth
+                } else {
+                    -SEE_CAPTURE_MARGIN * depth
+                };
+                if !see_ge(&board.pos, m, threshold) {
+                    continue;
+                }
+            }
             if root && self.verbose {
                 self.report_current_move(m, searched + 1, depth, ctx);
             }
             let child = board.play(m);
-            let quiet = !m.is_capture() && m.promotion().is_none();
+            self.played[ply] = Some(piece_to(side, m));
+            let extension = i32::from(singular_move == Some(m));
+            let new_depth = depth - 1 + extension;
             // Late move pruning: near the leaves, once enough quiet moves
             // have failed, the rest (ordered worse) are not tried at all.
             if self.selective
@@ -810,7 +953,7 @@ impl Searcher {
                 continue;
             }
             let score = if searched == 0 {
-                -self.search(&child, -beta, -alpha, depth - 1, ply + 1, ctx, true)
+                -self.search(&child, -beta, -alpha, new_depth, ply + 1, ctx, true)
             } else {
                 // Late move reductions: quiet moves ordered late are searched
                 // shallower first, and again at full depth only if they beat alpha.
@@ -829,7 +972,7 @@ impl Searcher {
                     if self.killers[ply].contains(&Some(m)) {
                         reduction -= 1;
                     }
-                    reduction -= self.history.get(white, m) / 8192;
+                    reduction -= self.ordering(ply, previous).quiet_score(side, m) / 12_288;
                     reduction = reduction.clamp(0, depth - 2);
                 }
                 // Principal variation search: prove the move is no better with
@@ -838,16 +981,16 @@ impl Searcher {
                     &child,
                     -alpha - 1,
                     -alpha,
-                    depth - 1 - reduction,
+                    new_depth - reduction,
                     ply + 1,
                     ctx,
                     true,
                 );
                 if s > alpha && reduction > 0 {
-                    s = -self.search(&child, -alpha - 1, -alpha, depth - 1, ply + 1, ctx, true);
+                    s = -self.search(&child, -alpha - 1, -alpha, new_depth, ply + 1, ctx, true);
                 }
                 if s > alpha && s < beta {
-                    s = -self.search(&child, -beta, -alpha, depth - 1, ply + 1, ctx, true);
+                    s = -self.search(&child, -beta, -alpha, new_depth, ply + 1, ctx, true);
                 }
                 s
             };
@@ -866,8 +1009,21 @@ impl Searcher {
                         self.root_best = Some(m);
                     }
                     if score >= beta {
+                        let bonus = history_bonus(depth);
                         if quiet {
-                            self.reward_quiet(m, white, depth, ply, &quiets_tried[..quiet_count]);
+                            self.reward_quiet(
+                                m,
+                                side,
+                                bonus,
+                                ply,
+                                previous,
+                                &quiets_tried[..quiet_count],
+                            );
+                        } else {
+                            self.captures.update(side, m, bonus);
+                        }
+                        for c in captures_tried[..capture_count].iter().flatten() {
+                            self.captures.update(side, *c, -bonus);
                         }
                         break;
                     }
@@ -876,6 +1032,9 @@ impl Searcher {
             if quiet && quiet_count < quiets_tried.len() {
                 quiets_tried[quiet_count] = Some(m);
                 quiet_count += 1;
+            } else if !quiet && capture_count < captures_tried.len() {
+                captures_tried[capture_count] = Some(m);
+                capture_count += 1;
             }
         }
         self.keys.pop();
@@ -890,7 +1049,7 @@ impl Searcher {
         };
         // A root searched without some of its moves (MultiPV lines after
         // the first) has no true score to share.
-        if !root || self.root_excluded.is_empty() {
+        if excluded.is_none() && (!root || self.root_excluded.is_empty()) {
             let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
             ctx.tt.store(
                 board.key,
@@ -901,6 +1060,18 @@ impl Searcher {
             );
         }
         best_score
+    }
+
+    /// The move-ordering tables for a node at `ply`, whose last two moves
+    /// had the (piece, to) indices `previous`.
+    fn ordering(&self, ply: usize, previous: [Option<usize>; 2]) -> OrderingContext<'_> {
+        OrderingContext {
+            killers: &self.killers[ply],
+            counter: previous[0].and_then(|p| self.counters.get(p)),
+            history: &self.history,
+            captures: &self.captures,
+            continuations: previous.map(|p| p.map(|p| self.continuation.row(p))),
+        }
     }
 
     /// `info currmove`: after the first second, GUIs show which root move
@@ -914,22 +1085,35 @@ impl Searcher {
         }
     }
 
+    /// A quiet move caused a cutoff: it becomes a killer and the
+    /// counter-move to the previous move, and gains history (butterfly and
+    /// continuation) while the quiet moves tried before it lose some.
     fn reward_quiet(
         &mut self,
         m: Move,
-        white: bool,
-        depth: i32,
+        side: Color,
+        bonus: i32,
         ply: usize,
+        previous: [Option<usize>; 2],
         tried: &[Option<Move>],
     ) {
         if self.killers[ply][0] != Some(m) {
             self.killers[ply][1] = self.killers[ply][0];
             self.killers[ply][0] = Some(m);
         }
-        let bonus = (depth * depth * 16).min(4096);
+        if let Some(prev) = previous[0] {
+            self.counters.set(prev, m);
+        }
+        let white = side.is_white();
         self.history.update(white, m, bonus);
+        for prev in previous.iter().flatten() {
+            self.continuation.update(*prev, piece_to(side, m), bonus);
+        }
         for q in tried.iter().flatten() {
             self.history.update(white, *q, -bonus);
+            for prev in previous.iter().flatten() {
+                self.continuation.update(*prev, piece_to(side, *q), -bonus);
+            }
         }
     }
 
