@@ -452,3 +452,24 @@ fn eval_prints_the_term_table_and_king_safety() {
     e.is_ready();
     e.quit();
 }
+
+/// A large table is taken from fresh, lazily zeroed pages: `readyok` after
+/// `Hash 1024` comes at once (zeroing a gigabyte up front takes seconds
+/// here), and the table then works.
+#[test]
+fn large_hash_is_ready_at_once() {
+    let mut e = Engine::start();
+    e.send("setoption name Hash value 1024");
+    let started = Instant::now();
+    e.is_ready();
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_millis(1000),
+        "Hash 1024 took {waited:?}"
+    );
+    e.send("position startpos");
+    e.send("go depth 6");
+    let lines = e.bestmove(Duration::from_secs(20));
+    assert!(lines.last().unwrap().starts_with("bestmove "));
+    e.quit();
+}

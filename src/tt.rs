@@ -105,7 +105,7 @@ fn age_of(data: u64) -> u8 {
 }
 
 pub struct TranspositionTable {
-    buckets: Box<[Bucket]>,
+    buckets: BucketMemory,
     age: AtomicU8,
 }
 
@@ -207,27 +207,86 @@ impl TranspositionTable {
     }
 }
 
-/// `count` empty buckets, or `None` when the memory cannot be had.
+/// The table's memory: `count` buckets, 64-byte aligned, all zero.
 ///
-/// The memory comes zeroed from the allocator, so the operating system can
-/// hand out untouched pages lazily: setting a large `Hash` is immediate
-/// instead of writing every byte first.
-fn zeroed_buckets(count: usize) -> Option<Box<[Bucket]>> {
-    let layout = Layout::array::<Bucket>(count).ok()?;
-    // SAFETY: `layout` has a non-zero size (count >= 1, Bucket is 64 bytes).
-    let ptr = unsafe { alloc_zeroed(layout) } as *mut Bucket;
-    if ptr.is_null() {
+/// It is taken from the allocator as plain zeroed bytes (alignment 8, a
+/// bucket more than needed) rather than as `[Bucket]`: the allocator serves
+/// a small alignment with `calloc`, whose large blocks are fresh pages the
+/// operating system zeroes lazily, so setting a large `Hash` is immediate.
+/// Asking for 64-byte alignment instead makes it zero every byte up front
+/// (seconds for gigabytes). The buckets start at the first 64-byte boundary.
+struct BucketMemory {
+    base: *mut u8,
+    layout: Layout,
+    buckets: *const Bucket,
+    count: usize,
+}
+
+// SAFETY: the memory is owned by this value alone and only reached through
+// `&[Bucket]`; a `Bucket` holds atomics, which are safe to share and send.
+unsafe impl Send for BucketMemory {}
+unsafe impl Sync for BucketMemory {}
+
+impl std::ops::Deref for BucketMemory {
+    type Target = [Bucket];
+    fn deref(&self) -> &[Bucket] {
+        // SAFETY: `buckets` points to `count` initialised (zeroed) buckets
+        // inside the live allocation, aligned to 64 (see `zeroed_buckets`).
+        unsafe { std::slice::from_raw_parts(self.buckets, self.count) }
+    }
+}
+
+impl Drop for BucketMemory {
+    fn drop(&mut self) {
+        // SAFETY: `base` was allocated by `alloc_zeroed(self.layout)`.
+        unsafe { std::alloc::dealloc(self.base, self.layout) }
+    }
+}
+
+/// `count` empty buckets, or `None` when the memory cannot be had.
+fn zeroed_buckets(count: usize) -> Option<BucketMemory> {
+    let size = count
+        .checked_add(1)?
+        .checked_mul(std::mem::size_of::<Bucket>())?;
+    let layout = Layout::from_size_align(size, 8).ok()?;
+    // SAFETY: `layout` has a non-zero size (at least two 64-byte buckets).
+    let base = unsafe { alloc_zeroed(layout) };
+    if base.is_null() {
         return None;
     }
-    // SAFETY: the pointer is non-null, was allocated by the global
-    // allocator with `Layout::array::<Bucket>(count)` (the layout a
-    // `Box<[Bucket]>` of `count` elements frees with), and every element is
-    // initialised: a `Bucket` is four `Entry`s of two `AtomicU64` each, which
-    // have the same representation as `u64`, and `repr(align(64))` adds no
-    // padding to its 64 bytes, so all-zero bytes are a valid (empty) bucket.
-    let slice = std::ptr::slice_from_raw_parts_mut(ptr, count);
-    Some(unsafe { Box::from_raw(slice) })
+    let offset = (base as usize).next_multiple_of(64) - base as usize;
+    // SAFETY: offset < 64, and the allocation has one bucket (64 bytes) to
+    // spare, so `count` buckets from `base + offset` stay inside it. Every
+    // byte is zero, and all-zero bytes are a valid (empty) bucket: four
+    // entries of two `AtomicU64`, which have the representation of `u64`,
+    // with no padding in the 64 bytes.
+    let buckets = unsafe { base.add(offset) } as *const Bucket;
+    advise_huge_pages(base, size);
+    Some(BucketMemory {
+        base,
+        layout,
+        buckets,
+        count,
+    })
 }
+
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: *mut u8, len: usize) {
+    const PAGE: usize = 4096;
+    let start = (ptr as usize).next_multiple_of(PAGE);
+    let end = (ptr as usize + len) / PAGE * PAGE;
+    if end > start {
+        // SAFETY: [start, end) lies inside the live allocation just made and
+        // is page-aligned; MADV_HUGEPAGE only changes how the kernel backs
+        // those pages, never their contents, and a failure is harmless.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_ptr: *mut u8, _len: usize) {}
 
 /// Converts a score for storage: mate and tablebase scores become relative
 /// to this node, so they stay right when the position is reached at another ply.
