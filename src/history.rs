@@ -7,7 +7,7 @@
 //! ±`HISTORY_MAX` by an amount that shrinks as the entry approaches it, so
 //! values stay bounded without periodic rescaling.
 
-use shakmaty::{Color, Move, Role};
+use shakmaty::{Color, Move};
 
 pub const HISTORY_MAX: i32 = 16_384;
 
@@ -109,7 +109,8 @@ impl ContinuationHistory {
     }
 }
 
-/// Capture history: indexed by (piece, destination) and the captured role.
+/// Capture history: indexed by (piece, destination) and the captured role
+/// (shakmaty's `Move::capture`, a pawn for en passant).
 pub struct CaptureHistory {
     table: Box<[[i32; 6]]>,
 }
@@ -127,25 +128,15 @@ impl CaptureHistory {
         }
     }
 
-    /// The captured role of a capture (a pawn for en passant); `None` for
-    /// other moves.
-    #[inline]
-    fn victim(m: Move) -> Option<Role> {
-        if m.is_en_passant() {
-            Some(Role::Pawn)
-        } else {
-            m.capture()
-        }
-    }
-
     #[inline]
     pub fn get(&self, side: Color, m: Move) -> i32 {
-        Self::victim(m).map_or(0, |v| self.table[piece_to(side, m)][v as usize - 1])
+        m.capture()
+            .map_or(0, |v| self.table[piece_to(side, m)][v as usize - 1])
     }
 
     #[inline]
     pub fn update(&mut self, side: Color, m: Move, bonus: i32) {
-        if let Some(v) = Self::victim(m) {
+        if let Some(v) = m.capture() {
             gravity(&mut self.table[piece_to(side, m)][v as usize - 1], bonus);
         }
     }
@@ -183,7 +174,7 @@ impl CounterMoves {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::Square;
+    use shakmaty::{Role, Square};
 
     #[test]
     fn gravity_keeps_values_bounded() {

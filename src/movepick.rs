@@ -65,11 +65,8 @@ fn role_value(role: Role) -> i32 {
 /// MVV-LVA score of a capture or promotion; `None` for a quiet move.
 #[inline]
 pub fn noisy_score(m: Move) -> Option<i32> {
-    let victim = if m.is_en_passant() {
-        Some(Role::Pawn)
-    } else {
-        m.capture()
-    };
+    // shakmaty reports a pawn as the capture of an en-passant move.
+    let victim = m.capture();
     let promo = m.promotion();
     if victim.is_none() && promo != Some(Role::Queen) {
         return None;
@@ -106,11 +103,7 @@ impl<'a> ScoredMoves<'a> {
                 TT_MOVE
             } else if noisy_score(m).is_some() {
                 // Victim value first, the capture's record second.
-                let victim = if m.is_en_passant() {
-                    Some(Role::Pawn)
-                } else {
-                    m.capture()
-                };
+                let victim = m.capture();
                 let promotion = if m.promotion() == Some(Role::Queen) {
                     see_value(Role::Queen)
                 } else {

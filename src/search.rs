@@ -144,8 +144,8 @@ const RAZOR_MARGIN: i32 = 250;
 const SEE_PRUNE_MAX_DEPTH: i32 = 6;
 const SEE_CAPTURE_MARGIN: i32 = 90;
 const SEE_QUIET_MARGIN: i32 = 25;
-/// Singular extensions: shallowest depth, and how much deeper the table
-/// entry must be no more than this many plies shallower than the node.
+/// Singular extensions: shallowest depth, and how many plies shallower
+/// than the node the table entry may be.
 const SINGULAR_MIN_DEPTH: i32 = 7;
 const SINGULAR_TT_DEPTH_SLACK: i32 = 3;
 /// Half-width of the first aspiration window, in centipawns.
@@ -848,8 +848,6 @@ impl Searcher {
         let mut best_move: Option<Move> = None;
         let original_alpha = alpha;
         let mut searched = 0;
-        // The ordering context borrows the history tables only while the
-        // moves are scored; the loop below updates them.
         // Singular extension: when the table move is much better than every
         // alternative (a search without it, to a reduced depth, fails low
         // against a margin under its stored score), it alone is searched a
@@ -893,6 +891,8 @@ impl Searcher {
             }
         }
 
+        // The ordering context borrows the history tables only while the
+        // moves are scored; the loop below updates them.
         let mut picker = {
             let ordering = self.ordering(ply, previous);
             ScoredMoves::new(&mut moves, tt_move, &board.pos, &ordering)

@@ -72,7 +72,6 @@ impl Entry {
 const BUCKET_SIZE: usize = 4;
 
 /// Four entries on one cache line.
-#[derive(Default)]
 #[repr(align(64))]
 struct Bucket([Entry; BUCKET_SIZE]);
 
