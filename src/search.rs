@@ -20,7 +20,7 @@ use crate::movegen::noisy_moves;
 use crate::movepick::{OrderingContext, ScoredMoves};
 use crate::see::see_ge;
 use crate::strength::{Noise, StrengthLimit, CANDIDATE_LINES};
-use crate::time::TimeBudget;
+use crate::time::{IterationTimer, TimeBudget};
 use crate::tt::{score_from_tt, score_to_tt, unpack_move, Bound, PackedMove, TranspositionTable};
 
 pub const MAX_PLY: usize = 128;
@@ -178,6 +178,11 @@ pub struct Searcher {
     excluded: [Option<Move>; MAX_PLY + 1],
     /// Depth of the iteration in progress; extensions stop at twice it.
     root_depth: i32,
+    /// Nodes spent under each root move in this search, by `from * 64 + to`.
+    root_move_nodes: Box<[u64; 64 * 64]>,
+    /// The main thread's factor on the soft time limit, from how settled
+    /// the iterations look (see `time::IterationTimer`).
+    soft_scale: f64,
     /// Static evaluation with this thread's pawn hash table.
     evaluator: Evaluator,
     root_best: Option<Move>,
@@ -215,6 +220,8 @@ impl Searcher {
             played: [None; MAX_PLY + 1],
             excluded: [None; MAX_PLY + 1],
             root_depth: 0,
+            root_move_nodes: Box::new([0; 64 * 64]),
+            soft_scale: 1.0,
             evaluator: Evaluator::new(),
             root_best: None,
             root_excluded: Vec::with_capacity(256),
@@ -241,6 +248,8 @@ impl Searcher {
         self.node_limit = ctx.limits.nodes.unwrap_or(u64::MAX);
         self.stopped = false;
         self.root_best = None;
+        self.root_move_nodes.fill(0);
+        self.soft_scale = 1.0;
         self.selective = ctx.limits.mate.is_none();
         self.last_report.clear();
         self.history.age();
@@ -286,6 +295,7 @@ impl Searcher {
         // the same tree in lock step.
         let first_depth = 1 + (self.thread_id % 2) as i32;
         let mut depth = first_depth.min(max_depth);
+        let mut timer = IterationTimer::default();
         while depth <= max_depth {
             self.seldepth = 0;
             let score = self.aspiration_search(root, depth, result.score, ctx);
@@ -299,6 +309,11 @@ impl Searcher {
             }
             result.score = score;
             result.depth = depth;
+            if let Some(best) = result.best {
+                let key = root_move_key(best);
+                self.soft_scale =
+                    timer.update(key, score, self.root_move_nodes[key as usize], self.nodes);
+            }
             if self.verbose {
                 self.report(depth, score, ctx);
             }
@@ -532,7 +547,10 @@ impl Searcher {
         if let Some(budget) = limits.budget {
             // The next iteration takes longer than all earlier ones together:
             // starting it past half of the soft limit rarely finishes it.
-            if !budget.use_all && budget_elapsed(ctx) >= budget.soft / 2 {
+            // The main thread stretches or shrinks that limit by how settled
+            // the search looks; helpers search on until it stops them.
+            let soft = budget.soft.mul_f64(self.soft_scale) / 2;
+            if !budget.use_all && self.thread_id == 0 && budget_elapsed(ctx) >= soft {
                 return true;
             }
         }
@@ -920,6 +938,7 @@ impl Searcher {
                 self.report_current_move(m, searched + 1, depth, ctx);
             }
             let child = board.play(m);
+            let nodes_before = self.nodes;
             self.played[ply] = Some(piece_to(side, m));
             let extension = i32::from(singular_move == Some(m));
             let new_depth = depth - 1 + extension;
@@ -995,6 +1014,9 @@ impl Searcher {
                 s
             };
             searched += 1;
+            if root {
+                self.root_move_nodes[root_move_key(m) as usize] += self.nodes - nodes_before;
+            }
             if self.stopped {
                 self.keys.pop();
                 return 0;
@@ -1237,6 +1259,13 @@ fn lmr_reduction(depth: i32, searched: usize) -> i32 {
         t
     });
     table[(depth as usize).min(63)][searched.min(63)]
+}
+
+/// A root move's index in `Searcher::root_move_nodes`: promotions to
+/// different pieces share one, which only blurs the time management.
+fn root_move_key(m: Move) -> u16 {
+    let from = m.from().map_or(0, |sq| sq as u16);
+    from * 64 + m.to() as u16
 }
 
 /// Time counted against the budget: from the start, or from `ponderhit`.

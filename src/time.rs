@@ -67,6 +67,69 @@ pub fn budget_for_movetime(movetime_ms: u64, overhead_ms: u64) -> TimeBudget {
     }
 }
 
+/// After each completed iteration, how much of the soft limit the search
+/// should use before it stops starting new iterations. A best move that has
+/// stood for several iterations and took most of the effort is likely final,
+/// so the search stops early; a best move that just changed, shares the
+/// effort with its rivals, or whose score fell deserves a longer look.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IterationTimer {
+    /// Completed iterations in a row that kept the best move.
+    stable_iterations: u32,
+    /// The best move (as `from * 64 + to`, any stable key) and score of the
+    /// previous completed iteration.
+    last: Option<(u16, i32)>,
+}
+
+/// Factors on the soft limit by the number of iterations the best move has
+/// stood: just changed, then 1, 2, 3, and 4 or more.
+const STABILITY_SCALE: [f64; 5] = [1.35, 1.15, 1.0, 0.9, 0.8];
+/// A best move that took this share of the iteration's nodes leaves the
+/// soft limit as it is; more shrinks it, less stretches it.
+const NEUTRAL_NODE_SHARE: f64 = 0.6;
+/// A score drop of this many centipawns since the last iteration adds half
+/// the soft limit again (smaller drops in proportion).
+const SCORE_DROP_FULL_CP: i32 = 100;
+/// The product of the factors is kept within these bounds.
+const SCALE_MIN: f64 = 0.4;
+const SCALE_MAX: f64 = 2.5;
+
+impl IterationTimer {
+    /// Records a completed iteration and returns the factor for the soft
+    /// limit. `best_nodes` are the nodes spent under the best move's
+    /// subtree, `total_nodes` those of the whole iteration (or search).
+    pub fn update(&mut self, best_move: u16, score: i32, best_nodes: u64, total_nodes: u64) -> f64 {
+        let score_drop = match self.last {
+            Some((previous, previous_score)) => {
+                if previous == best_move {
+                    self.stable_iterations += 1;
+                } else {
+                    self.stable_iterations = 0;
+                }
+                previous_score - score
+            }
+            None => 0,
+        };
+        self.last = Some((best_move, score));
+        let share = if total_nodes == 0 {
+            NEUTRAL_NODE_SHARE
+        } else {
+            (best_nodes as f64 / total_nodes as f64).clamp(0.0, 1.0)
+        };
+        soft_scale(self.stable_iterations, share, score_drop)
+    }
+}
+
+/// The factor on the soft limit; see [`IterationTimer`]. `score_drop` is in
+/// centipawns, negative when the score rose.
+pub fn soft_scale(stable_iterations: u32, best_node_share: f64, score_drop: i32) -> f64 {
+    let stability = STABILITY_SCALE[(stable_iterations as usize).min(STABILITY_SCALE.len() - 1)];
+    let effort = 1.0 + (NEUTRAL_NODE_SHARE - best_node_share);
+    let falling =
+        1.0 + score_drop.clamp(0, SCORE_DROP_FULL_CP) as f64 / (2 * SCORE_DROP_FULL_CP) as f64;
+    (stability * effort * falling).clamp(SCALE_MIN, SCALE_MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,6 +208,64 @@ mod tests {
                         "{base}+{inc} overhead {overhead}: flagged after {played} moves"
                     );
                     time_ms += inc as i64;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_settled_best_move_stops_early() {
+        let mut timer = IterationTimer::default();
+        let mut scale = 0.0;
+        for _ in 0..8 {
+            scale = timer.update(7, 30, 900, 1000);
+        }
+        assert!(scale < 0.6, "{scale}");
+    }
+
+    #[test]
+    fn a_changing_or_contested_best_move_thinks_longer() {
+        let mut timer = IterationTimer::default();
+        for _ in 0..6 {
+            timer.update(7, 30, 600, 1000);
+        }
+        let settled = timer.update(7, 30, 600, 1000);
+        let changed = timer.update(9, 30, 600, 1000);
+        assert!(changed > settled * 1.4, "{changed} {settled}");
+        let mut contested = IterationTimer::default();
+        for _ in 0..7 {
+            contested.update(7, 30, 250, 1000);
+        }
+        let contested = contested.update(7, 30, 250, 1000);
+        assert!(contested > settled * 1.2, "{contested} {settled}");
+    }
+
+    #[test]
+    fn a_falling_score_thinks_longer() {
+        let mut steady = IterationTimer::default();
+        let mut falling = IterationTimer::default();
+        let (mut a, mut b) = (0.0, 0.0);
+        for i in 0..5 {
+            a = steady.update(7, 30, 600, 1000);
+            b = falling.update(7, 30 - 40 * i, 600, 1000);
+        }
+        assert!(b > a * 1.15, "{b} {a}");
+        // A rising score is no reason to stop sooner than a steady one.
+        let mut rising = IterationTimer::default();
+        let mut c = 0.0;
+        for i in 0..5 {
+            c = rising.update(7, 30 + 40 * i, 600, 1000);
+        }
+        assert_eq!(c, a);
+    }
+
+    #[test]
+    fn soft_scale_stays_bounded() {
+        for stable in [0, 1, 5, 100] {
+            for share in [0.0, 0.5, 1.0] {
+                for drop in [-10_000, 0, 10_000] {
+                    let s = soft_scale(stable, share, drop);
+                    assert!((SCALE_MIN..=SCALE_MAX).contains(&s), "{s}");
                 }
             }
         }
