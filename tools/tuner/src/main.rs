@@ -36,6 +36,12 @@ Optimiser (Adam)
   --seed N           shuffle seed (default 1)
   --validation N     hold out the last N positions loaded (whole games, as
                      datagen writes them) and report their loss every epoch
+  --l2 X             penalty X * sum((w - w_start)^2) on the loss, holding each
+                     weight near its starting value unless the data insist
+                     (default 0; try 1e-9 .. 1e-7)
+  --last-epoch       write the last epoch's weights; by default, with
+                     --validation, those of the epoch best on the held-out
+                     positions (early stopping)
   --freeze SPEC      keep NAME, NAME[i], NAME[i].mg, NAME[i].eg, KING_DANGER or
                      KING_DANGER[i] fixed (repeatable); MATERIAL[0].mg (the pawn's
                      middlegame value, the scale anchor) is always frozen unless
@@ -65,6 +71,8 @@ struct Config {
     validation: usize,
     freeze: Vec<String>,
     default_freeze: bool,
+    l2: f64,
+    keep_best: bool,
     output: Option<PathBuf>,
     write_params: bool,
 }
@@ -98,6 +106,8 @@ fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String
         validation: 0,
         freeze: Vec::new(),
         default_freeze: true,
+        l2: 0.0,
+        keep_best: true,
         output: None,
         write_params: false,
     };
@@ -111,6 +121,7 @@ fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String
             "-h" | "--help" => return Ok(Command::Help),
             "--write-params" => c.write_params = true,
             "--no-default-freeze" => c.default_freeze = false,
+            "--last-epoch" => c.keep_best = false,
             _ => {
                 let value = match inline {
                     Some(v) => v,
@@ -123,6 +134,7 @@ fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String
                     "--output" => c.output = Some(PathBuf::from(value)),
                     "--k" => c.k = Some(float(&name, &value, 1e-6, 100.0)?),
                     "--lambda" => c.lambda = float(&name, &value, 0.0, 1.0)?,
+                    "--l2" => c.l2 = float(&name, &value, 0.0, 1.0)?,
                     "--epochs" => c.epochs = num(&name, &value)?,
                     "--lr" => c.lr = float(&name, &value, 0.0, 1e6)?,
                     "--batch" => c.batch = num(&name, &value)?,
@@ -260,10 +272,12 @@ fn run(c: &Config) -> Result<(), String> {
             k,
             lambda: c.lambda,
             frozen,
+            l2: c.l2,
+            keep_best: c.keep_best,
         };
         let start = Instant::now();
         let has_validation = !data.validation.is_empty();
-        model::train(&mut theta, &data, &cfg, |r| {
+        let kept = model::train(&mut theta, &data, &cfg, |r| {
             if has_validation {
                 eprintln!(
                     "epoch {:4} | loss {:.7} | validation {:.7} | {:.2} s",
@@ -286,6 +300,9 @@ fn run(c: &Config) -> Result<(), String> {
                 c.epochs,
                 start.elapsed().as_secs_f64()
             );
+            if kept != c.epochs {
+                eprintln!("kept the weights of epoch {kept}, the best on the held-out positions");
+            }
             if has_validation {
                 let valid_after = model::loss_on(&rounded, &data, &data.validation, k, c.lambda);
                 eprintln!(

@@ -307,6 +307,14 @@ pub struct Train {
     pub lambda: f64,
     /// `frozen[j]`: `theta[j]` is not changed.
     pub frozen: Vec<bool>,
+    /// Weight of the L2 penalty `l2 * sum((theta - start)^2)` that holds
+    /// each weight near its starting value unless the data insist. Adam
+    /// scales every weight's step alike, so a rarely seen weight (a queen
+    /// with 25 safe squares) otherwise drifts on the noise of a few samples.
+    pub l2: f64,
+    /// Return the weights of the epoch with the lowest validation loss
+    /// (early stopping) rather than those of the last epoch.
+    pub keep_best: bool,
 }
 
 /// Per-epoch report: epoch (1-based), losses after it, seconds it took.
@@ -318,14 +326,32 @@ pub struct EpochReport {
     pub seconds: f64,
 }
 
-/// Runs Adam on `theta`, calling `report` after every epoch.
-pub fn train(theta: &mut [f64], data: &Dataset, cfg: &Train, mut report: impl FnMut(EpochReport)) {
+/// Runs Adam on `theta`, calling `report` after every epoch. Returns the
+/// epoch whose weights `theta` holds at the end (with `keep_best` and
+/// held-out positions, the best on them; 0 for the starting weights).
+pub fn train(
+    theta: &mut [f64],
+    data: &Dataset,
+    cfg: &Train,
+    mut report: impl FnMut(EpochReport),
+) -> usize {
     const BETA1: f64 = 0.9;
     const BETA2: f64 = 0.999;
     const EPS: f64 = 1e-8;
     let mut m = vec![0.0; THETA_LEN];
     let mut v = vec![0.0; THETA_LEN];
     let mut step = 0i32;
+    let start_theta = theta.to_vec();
+    let keep_best = cfg.keep_best && !data.validation.is_empty();
+    let mut best = (
+        0,
+        if keep_best {
+            loss_on(theta, data, &data.validation, cfg.k, cfg.lambda)
+        } else {
+            f64::INFINITY
+        },
+        theta.to_vec(),
+    );
     let batch = if cfg.batch == 0 {
         data.len().max(1)
     } else {
@@ -334,7 +360,12 @@ pub fn train(theta: &mut [f64], data: &Dataset, cfg: &Train, mut report: impl Fn
     for epoch in 1..=cfg.epochs {
         let start = Instant::now();
         for samples in data.samples.chunks(batch) {
-            let grad = gradient(theta, data, samples, cfg.k, cfg.lambda);
+            let mut grad = gradient(theta, data, samples, cfg.k, cfg.lambda);
+            if cfg.l2 > 0.0 {
+                for ((g, &x), &x0) in grad.iter_mut().zip(theta.iter()).zip(&start_theta) {
+                    *g += 2.0 * cfg.l2 * (x - x0);
+                }
+            }
             step += 1;
             let c1 = 1.0 - BETA1.powi(step);
             let c2 = 1.0 - BETA2.powi(step);
@@ -356,5 +387,14 @@ pub fn train(theta: &mut [f64], data: &Dataset, cfg: &Train, mut report: impl Fn
             validation,
             seconds,
         });
+        if keep_best && validation < best.1 {
+            best = (epoch, validation, theta.to_vec());
+        }
+    }
+    if keep_best {
+        theta.copy_from_slice(&best.2);
+        best.0
+    } else {
+        cfg.epochs
     }
 }

@@ -247,6 +247,8 @@ fn tuner_lowers_the_loss_on_synthetic_data() {
         k,
         lambda: 0.0,
         frozen,
+        l2: 0.0,
+        keep_best: false,
     };
     let mut losses = Vec::new();
     let anchor = theta[0];
@@ -258,6 +260,98 @@ fn tuner_lowers_the_loss_on_synthetic_data() {
     // The knight's value went up.
     let knight_mg = 2 * kiraly::eval::params::idx::MATERIAL + 2;
     assert!(theta[knight_mg] > VALUES[kiraly::eval::params::idx::MATERIAL + 1].mg as f64 + 10.0);
+}
+
+/// Results drawn from the evaluation with knights worth 100 cp more, as in
+/// the test above.
+fn knight_heavy_data(n: usize) -> Dataset {
+    let mut data = Dataset::default();
+    for (i, pos) in positions(n).iter().enumerate() {
+        let knights = pos.board().knights();
+        let diff = (knights & pos.board().white()).count() as f64
+            - (knights & pos.board().black()).count() as f64;
+        let e = white_eval(pos) as f64 + 100.0 * diff;
+        let p = model::sigmoid(1.0, e);
+        let u =
+            ((i as u64 + 7).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
+        data.push(pos.clone(), if u < p { 1.0 } else { 0.0 }, e as f32);
+    }
+    data
+}
+
+fn train_config(k: f64, epochs: usize, l2: f64, keep_best: bool) -> Train {
+    let mut frozen = vec![false; THETA_LEN];
+    tuner::freeze(&mut frozen, "MATERIAL[0].mg").unwrap();
+    Train {
+        epochs,
+        lr: 2.0,
+        batch: 64,
+        k,
+        lambda: 0.0,
+        frozen,
+        l2,
+        keep_best,
+    }
+}
+
+#[test]
+fn l2_penalty_holds_weights_near_their_start() {
+    let data = knight_heavy_data(300);
+    let start = model::current_theta();
+    let k = model::fit_k(&start, &data, 0.0);
+    let drift = |l2: f64| {
+        let mut theta = start.clone();
+        model::train(&mut theta, &data, &train_config(k, 30, l2, false), |_| {});
+        theta
+            .iter()
+            .zip(&start)
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum::<f64>()
+            .sqrt()
+    };
+    let free = drift(0.0);
+    let held = drift(1e-3);
+    assert!(free > 20.0, "unregularised drift {free}");
+    assert!(
+        held < free / 4.0,
+        "drift {held} with L2 against {free} without"
+    );
+}
+
+#[test]
+fn keeps_the_epoch_best_on_held_out_positions() {
+    let mut data = knight_heavy_data(300);
+    data.hold_out(100);
+    let start = model::current_theta();
+    let k = model::fit_k(&start, &data, 0.0);
+    let mut theta = start.clone();
+    let mut validation = Vec::new();
+    let kept = model::train(&mut theta, &data, &train_config(k, 40, 0.0, true), |r| {
+        validation.push(r.validation)
+    });
+    let best = validation
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(i, _)| i + 1)
+        .unwrap();
+    let start_loss = model::loss_on(&start, &data, &data.validation, k, 0.0);
+    let kept_loss = model::loss_on(&theta, &data, &data.validation, k, 0.0);
+    if validation[best - 1] < start_loss {
+        assert_eq!(kept, best);
+        assert_eq!(kept_loss, validation[best - 1]);
+    } else {
+        assert_eq!(kept, 0);
+        assert_eq!(theta, start);
+    }
+    // Without it, the last epoch's weights are kept.
+    let mut last = start.clone();
+    let kept = model::train(&mut last, &data, &train_config(k, 40, 0.0, false), |_| {});
+    assert_eq!(kept, 40);
+    assert_eq!(
+        model::loss_on(&last, &data, &data.validation, k, 0.0),
+        validation[39]
+    );
 }
 
 fn temp_path(name: &str) -> PathBuf {
@@ -312,6 +406,11 @@ fn binary_round_trip_and_short_run() {
         "40",
         "--freeze",
         "TEMPO",
+        // The labels are noise, so the best epoch on the held-out positions
+        // may be the start; this run checks that the weights move.
+        "--last-epoch",
+        "--l2",
+        "1e-9",
         "--output",
         out.to_str().unwrap(),
     ]);
