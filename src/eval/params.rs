@@ -246,7 +246,7 @@ pub fn name_of(index: usize) -> String {
 params! {
     /// Piece values by role: pawn, knight, bishop, rook, queen, king.
     MATERIAL[6] in Material = [
-        s(85, 110), s(330, 300), s(350, 320), s(480, 540), s(990, 960), s(0, 0),
+        s(85, 144), s(367, 352), s(371, 390), s(494, 660), s(1093, 1086), s(0, 0),
     ];
     /// Pawn square table, a1..h8 from White's view (rank 1 first).
     PSQT_PAWN[64] in Psqt = [
@@ -316,132 +316,132 @@ params! {
     ];
     /// Knight mobility by number of safe squares.
     MOBILITY_KNIGHT[9] in Mobility = [
-        s(-32, -40), s(-11, -15), s(-3, -5), s(4, 3), s(9, 9),
-        s(14, 15), s(18, 21), s(22, 25), s(26, 30),
+        s(-19, -37), s(0, -17), s(4, 0), s(12, 12), s(13, 16),
+        s(13, 26), s(15, 35), s(16, 36), s(30, 25),
     ];
     /// Bishop mobility by number of safe squares.
     MOBILITY_BISHOP[14] in Mobility = [
-        s(-30, -42), s(-11, -19), s(-3, -9), s(3, -2), s(8, 5), s(12, 10), s(16, 15),
-        s(20, 20), s(23, 24), s(27, 28), s(30, 32), s(33, 35), s(35, 39), s(38, 42),
+        s(-11, -39), s(0, -14), s(8, 1), s(11, 2), s(12, 17), s(11, 23), s(16, 22),
+        s(11, 34), s(11, 31), s(23, 34), s(28, 29), s(29, 36), s(36, 36), s(37, 35),
     ];
     /// Rook mobility by number of safe squares.
     MOBILITY_ROOK[15] in Mobility = [
-        s(-20, -42), s(-8, -14), s(-3, -3), s(1, 6), s(5, 14),
-        s(7, 20), s(10, 26), s(13, 32), s(15, 37), s(17, 41),
-        s(19, 46), s(21, 50), s(23, 54), s(24, 58), s(26, 62),
+        s(-15, -45), s(-4, -11), s(6, -2), s(7, 9), s(12, 23),
+        s(7, 37), s(10, 38), s(9, 44), s(11, 55), s(15, 56),
+        s(24, 55), s(15, 58), s(22, 61), s(20, 64), s(25, 68),
     ];
     /// Queen mobility by number of safe squares.
     MOBILITY_QUEEN[28] in Mobility = [
-        s(-16, -32), s(-8, -14), s(-5, -6), s(-2, -1), s(0, 4), s(2, 8), s(4, 12),
-        s(5, 16), s(7, 19), s(8, 22), s(10, 25), s(11, 28), s(12, 31), s(13, 33),
-        s(14, 36), s(15, 38), s(16, 40), s(17, 43), s(18, 45), s(19, 47), s(20, 49),
-        s(21, 51), s(22, 53), s(23, 55), s(24, 57), s(24, 58), s(25, 60), s(26, 62),
+        s(-1, -31), s(2, -14), s(-1, -9), s(3, -1), s(10, 6), s(8, 4), s(5, 9),
+        s(6, 15), s(8, 25), s(11, 27), s(11, 36), s(13, 42), s(23, 43), s(15, 53),
+        s(15, 47), s(25, 55), s(20, 58), s(19, 54), s(24, 55), s(25, 56), s(24, 55),
+        s(19, 47), s(25, 56), s(23, 49), s(23, 55), s(23, 53), s(25, 59), s(25, 59),
     ];
     /// Per pawn with an own pawn ahead of it on its file.
     DOUBLED[1] in Pawns = [
-        s(-10, -24),
+        s(-1, -2),
     ];
     /// Per pawn with no own pawn on the adjacent files.
     ISOLATED[1] in Pawns = [
-        s(-8, -12),
+        s(-4, -6),
     ];
     /// Per backward pawn (no own pawn beside or behind on adjacent files, stop square hit by an enemy pawn).
     BACKWARD[1] in Pawns = [
-        s(-8, -10),
+        s(4, -11),
     ];
     /// Per pawn defended by an own pawn, by relative rank.
     SUPPORTED[8] in Pawns = [
-        s(0, 0), s(0, 0), s(8, 4), s(10, 7), s(15, 12), s(26, 24), s(45, 40), s(0, 0),
+        s(0, 0), s(0, 0), s(16, -9), s(9, -7), s(8, 2), s(23, 50), s(46, 38), s(0, 0),
     ];
     /// Per pawn with an own pawn beside it, by relative rank.
     PHALANX[8] in Pawns = [
-        s(0, 0), s(0, 0), s(4, 2), s(7, 5), s(12, 9), s(22, 18), s(38, 30), s(0, 0),
+        s(0, 0), s(6, -2), s(4, -3), s(4, 0), s(9, 23), s(29, 43), s(40, 41), s(0, 0),
     ];
     /// Passed pawn by relative rank (stored in the pawn table).
     PASSED[8] in Passed = [
-        s(0, 0), s(4, 8), s(6, 12), s(10, 22), s(22, 40), s(45, 72), s(75, 120), s(0, 0),
+        s(0, 0), s(3, 1), s(9, 10), s(1, 26), s(16, 43), s(48, 72), s(81, 135), s(0, 0),
     ];
     /// Passed pawn whose stop square is occupied, by relative rank.
     PASSED_BLOCKED[8] in Passed = [
-        s(0, 0), s(0, 0), s(-2, -4), s(-3, -7), s(-5, -12), s(-8, -20), s(-10, -30), s(0, 0),
+        s(0, 0), s(-2, -6), s(2, -6), s(2, -5), s(-1, -5), s(-21, -17), s(-13, -23), s(0, 0),
     ];
     /// Passed pawn with an empty path not attacked by the enemy, by relative rank.
     PASSED_FREE[8] in Passed = [
-        s(0, 0), s(0, 0), s(2, 4), s(4, 9), s(8, 18), s(12, 32), s(18, 55), s(0, 0),
+        s(0, 0), s(-5, 4), s(-4, 1), s(-4, 14), s(-2, 19), s(12, 36), s(19, 57), s(0, 0),
     ];
     /// Times the own king's distance to the stop square, by relative rank.
     PASSED_KING_OWN[8] in Passed = [
-        s(0, 0), s(0, 0), s(0, -1), s(0, -2), s(0, -4), s(0, -6), s(0, -8), s(0, 0),
+        s(0, 0), s(8, 8), s(5, -2), s(6, -9), s(0, -13), s(0, -14), s(3, -19), s(0, 0),
     ];
     /// Times the enemy king's distance to the stop square, by relative rank.
     PASSED_KING_ENEMY[8] in Passed = [
-        s(0, 0), s(0, 0), s(0, 2), s(0, 4), s(0, 8), s(0, 12), s(0, 16), s(0, 0),
+        s(0, 0), s(-3, -1), s(-2, 4), s(-5, 13), s(-2, 19), s(-1, 28), s(12, 29), s(0, 0),
     ];
     /// Passer the enemy king cannot catch (square rule) when the enemy has only pawns.
     UNSTOPPABLE[1] in Passed = [
-        s(0, 300),
+        s(0, 297),
     ];
     /// Two bishops.
     BISHOP_PAIR[1] in Bishops = [
-        s(28, 52),
+        s(46, 62),
     ];
     /// Per bishop, per own pawn on squares of the bishop's colour.
     BISHOP_PAWNS[1] in Bishops = [
-        s(-2, -5),
+        s(-2, 0),
     ];
     /// Knight on an outpost (relative ranks 4-6, pawn-defended, out of reach of enemy pawns).
     KNIGHT_OUTPOST[1] in Outposts = [
-        s(24, 14),
+        s(12, 5),
     ];
     /// Bishop on an outpost.
     BISHOP_OUTPOST[1] in Outposts = [
-        s(14, 6),
+        s(18, 10),
     ];
     /// Rook on a file without pawns.
     ROOK_OPEN[1] in Rooks = [
-        s(32, 10),
+        s(35, -1),
     ];
     /// Rook on a file without own pawns.
     ROOK_HALF_OPEN[1] in Rooks = [
-        s(14, 7),
+        s(20, 16),
     ];
     /// Rook on the relative 7th rank with the enemy king on the 8th or enemy pawns on the 7th.
     ROOK_SEVENTH[1] in Rooks = [
-        s(14, 24),
+        s(26, 26),
     ];
     /// Enemy piece attacked by a pawn, by victim role.
     THREAT_BY_PAWN[6] in Threats = [
-        s(0, 0), s(55, 35), s(55, 35), s(70, 30), s(65, 20), s(0, 0),
+        s(0, 0), s(45, 30), s(50, 39), s(68, 27), s(54, 18), s(0, 0),
     ];
     /// Enemy piece (not defended by a pawn) attacked by a knight or bishop, by victim role.
     THREAT_BY_MINOR[6] in Threats = [
-        s(2, 14), s(22, 28), s(24, 30), s(45, 38), s(40, 45), s(0, 0),
+        s(0, 22), s(15, 16), s(21, 28), s(52, 27), s(35, 43), s(0, 0),
     ];
     /// Enemy queen or undefended piece attacked by a rook, by victim role.
     THREAT_BY_ROOK[6] in Threats = [
-        s(2, 14), s(12, 22), s(12, 22), s(8, 12), s(40, 38), s(0, 0),
+        s(17, 44), s(16, 26), s(15, 28), s(0, 6), s(45, 35), s(0, 0),
     ];
     /// Enemy non-pawn piece attacked and not defended at all.
     HANGING[1] in Threats = [
-        s(28, 14),
+        s(13, 11),
     ];
     /// Per safe square in the centre files on relative ranks 2-4 (squares behind own pawns count twice); only with many pieces on the board.
     SPACE[1] in Space = [
-        s(2, 0),
+        s(3, -5),
     ];
     /// Pawn shelter per file around the king: [is king file][rank distance of the nearest own pawn in front, 0 = none].
     SHELTER[16] in King = [
-        s(-24, -4), s(14, 2), s(8, 2), s(-2, 0), s(-8, -2), s(-10, -2), s(-10, -2), s(-10, -2),
-        s(-34, -6), s(20, 2), s(10, 2), s(-4, 0), s(-10, -2), s(-12, -2), s(-12, -2), s(-12, -2),
+        s(-13, 9), s(7, 1), s(3, 2), s(-5, -2), s(-5, -7), s(-2, 3), s(-6, 12), s(-10, -2),
+        s(-17, 7), s(10, -1), s(13, -5), s(-10, -7), s(-2, -6), s(-21, 0), s(-13, 4), s(-12, -2),
     ];
     /// Enemy pawn storm per file around the king: [storm pawn blocked by an own pawn][rank distance of the nearest enemy pawn in front, 0 = none].
     STORM[16] in King = [
-        s(0, 0), s(-6, -2), s(-28, -6), s(-16, -4), s(-7, -2), s(-2, 0), s(0, 0), s(0, 0),
-        s(0, 0), s(0, 0), s(-4, 0), s(-6, 0), s(-2, 0), s(0, 0), s(0, 0), s(0, 0),
+        s(0, 0), s(6, 7), s(-11, 6), s(-3, 8), s(2, 10), s(14, 0), s(14, 0), s(0, 0),
+        s(0, 0), s(0, 0), s(-12, -13), s(8, -14), s(1, 4), s(10, -6), s(8, 1), s(0, 0),
     ];
     /// Side to move.
     TEMPO[1] in Tempo = [
-        s(16, 8),
+        s(16, 7),
     ];
 }
 
@@ -495,20 +495,20 @@ pub mod kd {
 
 /// King-danger weights, indexed by the constants in [`kd`].
 pub const KING_DANGER: [i32; kd::COUNT] = [
-    22,  // knight attacker
-    16,  // bishop attacker
-    20,  // rook attacker
-    34,  // queen attacker
-    7,   // zone attacks
-    70,  // safe knight check
-    45,  // safe bishop check
-    75,  // safe rook check
-    65,  // safe queen check
-    14,  // weak squares
-    24,  // open files
-    12,  // half-open files
-    -12, // defenders
-    -60, // base
+    27,  // knight attacker
+    20,  // bishop attacker
+    25,  // rook attacker
+    48,  // queen attacker
+    16,  // zone attacks
+    74,  // safe knight check
+    59,  // safe bishop check
+    94,  // safe rook check
+    83,  // safe queen check
+    22,  // weak squares
+    37,  // open files
+    14,  // half-open files
+    -16, // defenders
+    -25, // base
 ];
 
 /// Danger is multiplied by this / 128 when the attacker has no queen.

@@ -146,7 +146,7 @@ fn model_reproduces_the_engine_evaluation() {
         // the halfmove factor `/ 80`, each worth up to 1 cp).
         let model = model::evaluate(&theta, &data, s);
         let diff = (model - engine as f64).abs();
-        assert!(diff < 2.0, "{fen}: model {model:.3}, engine {engine}");
+        assert!(diff < 3.0, "{fen}: model {model:.3}, engine {engine}");
         worst = worst.max(diff);
         total += diff;
         if diff <= 1.0 {
