@@ -545,11 +545,11 @@ impl Searcher {
             return true;
         }
         if let Some(budget) = limits.budget {
-            // The next iteration takes longer than all earlier ones together:
-            // starting it past half of the soft limit rarely finishes it.
-            // The main thread stretches or shrinks that limit by how settled
-            // the search looks; helpers search on until it stops them.
-            let soft = budget.soft.mul_f64(self.soft_scale) / 2;
+            // No new iteration past the soft limit, which the main thread
+            // stretches or shrinks by how settled the search looks; helpers
+            // search on until it stops them. An iteration started before it
+            // may run on to the hard limit, and is then cut short.
+            let soft = budget.soft.mul_f64(self.soft_scale);
             if !budget.use_all && self.thread_id == 0 && budget_elapsed(ctx) >= soft {
                 return true;
             }

@@ -1,5 +1,6 @@
 //! Time management: turns the `go` clock parameters into a soft limit (do not
-//! start another iteration after it) and a hard limit (abort the search).
+//! start another iteration after it, scaled by how settled the search looks)
+//! and a hard limit (abort the search).
 
 use std::time::Duration;
 
