@@ -222,34 +222,12 @@ fn analytic_gradient_matches_finite_differences() {
 fn tuner_lowers_the_loss_on_synthetic_data() {
     // Results follow a distorted evaluation (knights worth 100 cp more); the
     // tuner starts from the current weights and must fit them better.
-    let positions = positions(300);
-    let mut data = Dataset::default();
-    for (i, pos) in positions.iter().enumerate() {
-        let knights = pos.board().knights();
-        let diff = (knights & pos.board().white()).count() as f64
-            - (knights & pos.board().black()).count() as f64;
-        let e = white_eval(pos) as f64 + 100.0 * diff;
-        let p = model::sigmoid(1.0, e);
-        let u =
-            ((i as u64 + 7).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
-        data.push(pos.clone(), if u < p { 1.0 } else { 0.0 }, e as f32);
-    }
+    let data = knight_heavy_data(300);
     let mut theta = model::current_theta();
     let k = model::fit_k(&theta, &data, 0.0);
     assert!(k > 0.05 && k < 5.0, "K = {k}");
     let before = model::loss(&theta, &data, k, 0.0);
-    let mut frozen = vec![false; THETA_LEN];
-    tuner::freeze(&mut frozen, "MATERIAL[0].mg").unwrap();
-    let cfg = Train {
-        epochs: 60,
-        lr: 2.0,
-        batch: 64,
-        k,
-        lambda: 0.0,
-        frozen,
-        l2: 0.0,
-        keep_best: false,
-    };
+    let cfg = train_config(k, 60, 0.0, false);
     let mut losses = Vec::new();
     let anchor = theta[0];
     model::train(&mut theta, &data, &cfg, |r| losses.push(r.loss));
@@ -262,8 +240,7 @@ fn tuner_lowers_the_loss_on_synthetic_data() {
     assert!(theta[knight_mg] > VALUES[kiraly::eval::params::idx::MATERIAL + 1].mg as f64 + 10.0);
 }
 
-/// Results drawn from the evaluation with knights worth 100 cp more, as in
-/// the test above.
+/// Results drawn from the evaluation with knights worth 100 cp more.
 fn knight_heavy_data(n: usize) -> Dataset {
     let mut data = Dataset::default();
     for (i, pos) in positions(n).iter().enumerate() {
