@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{CastlingMode, Color, Move, MoveList, Position};
 
 use crate::board::{move_to_uci, Board};
+use crate::correction::{pawn_hash, CorrectionHistory};
 use crate::eval::Evaluator;
 use crate::history::{
     history_bonus, piece_to, CaptureHistory, ContinuationHistory, CounterMoves, History,
@@ -171,6 +172,7 @@ pub struct Searcher {
     continuation: ContinuationHistory,
     captures: CaptureHistory,
     counters: CounterMoves,
+    correction: CorrectionHistory,
     /// The (piece, to) index of the move played at each ply of the current
     /// line; `None` for a null move.
     played: [Option<usize>; MAX_PLY + 1],
@@ -217,6 +219,7 @@ impl Searcher {
             continuation: ContinuationHistory::new(),
             captures: CaptureHistory::new(),
             counters: CounterMoves::new(),
+            correction: CorrectionHistory::new(),
             played: [None; MAX_PLY + 1],
             excluded: [None; MAX_PLY + 1],
             root_depth: 0,
@@ -236,6 +239,7 @@ impl Searcher {
         self.continuation = ContinuationHistory::new();
         self.captures = CaptureHistory::new();
         self.counters = CounterMoves::new();
+        self.correction = CorrectionHistory::new();
         self.killers = [[None; 2]; MAX_PLY + 1];
     }
 
@@ -744,10 +748,11 @@ impl Searcher {
             }
         }
 
-        let static_eval = if in_check {
-            -INFINITY
+        let pawn_slot = pawn_hash(board.pos.board());
+        let (raw_eval, static_eval) = if in_check {
+            (-INFINITY, -INFINITY)
         } else {
-            self.evaluator.evaluate(&board.pos)
+            self.static_eval(board, pawn_slot)
         };
 
         // Internal iterative reduction: without a table move the ordering is
@@ -1069,6 +1074,21 @@ impl Searcher {
         } else {
             Bound::Upper
         };
+        // The search result teaches the evaluation's error in this pawn
+        // structure, when it is a quiet judgement (no capture or promotion
+        // decided it) and the bound says on which side of the evaluation
+        // the truth lies.
+        if !in_check
+            && !root
+            && excluded.is_none()
+            && best_move.is_none_or(|m| !m.is_capture() && m.promotion().is_none())
+            && best_score.abs() < crate::tb::TB_WIN_BOUND
+            && !(bound == Bound::Lower && best_score <= raw_eval)
+            && !(bound == Bound::Upper && best_score >= raw_eval)
+        {
+            self.correction
+                .update(side, pawn_slot, depth, best_score - raw_eval);
+        }
         // A root searched without some of its moves (MultiPV lines after
         // the first) has no true score to share.
         if excluded.is_none() && (!root || self.root_excluded.is_empty()) {
@@ -1082,6 +1102,17 @@ impl Searcher {
             );
         }
         best_score
+    }
+
+    /// The evaluator's score and the score the search uses: that plus the
+    /// correction learned for this pawn structure (`slot`), kept clear of
+    /// table-win and mate scores.
+    #[inline]
+    fn static_eval(&mut self, board: &Board, slot: usize) -> (i32, i32) {
+        let raw = self.evaluator.evaluate(&board.pos);
+        let bound = crate::tb::TB_WIN_BOUND - 1;
+        let corrected = raw + self.correction.get(board.pos.turn(), slot);
+        (raw, corrected.clamp(-bound, bound))
     }
 
     /// The move-ordering tables for a node at `ply`, whose last two moves
@@ -1198,7 +1229,7 @@ impl Searcher {
         } else {
             // Stand pat: the side to move can usually do at least as well as
             // the static evaluation by declining every capture.
-            let stand_pat = self.evaluator.evaluate(&board.pos);
+            let (_, stand_pat) = self.static_eval(board, pawn_hash(board.pos.board()));
             if stand_pat >= beta {
                 return stand_pat;
             }
