@@ -176,6 +176,9 @@ pub struct Searcher {
     /// The (piece, to) index of the move played at each ply of the current
     /// line; `None` for a null move.
     played: [Option<usize>; MAX_PLY + 1],
+    /// The static evaluation at each ply of the current line
+    /// (`-INFINITY` in check), to tell whether the side to move is improving.
+    evals: [i32; MAX_PLY + 1],
     /// The move left out at each ply by a singular-extension search.
     excluded: [Option<Move>; MAX_PLY + 1],
     /// Depth of the iteration in progress; extensions stop at twice it.
@@ -221,6 +224,7 @@ impl Searcher {
             counters: CounterMoves::new(),
             correction: CorrectionHistory::new(),
             played: [None; MAX_PLY + 1],
+            evals: [-INFINITY; MAX_PLY + 1],
             excluded: [None; MAX_PLY + 1],
             root_depth: 0,
             root_move_nodes: Box::new([0; 64 * 64]),
@@ -754,6 +758,14 @@ impl Searcher {
         } else {
             self.static_eval(board, pawn_slot)
         };
+        self.evals[ply] = static_eval;
+        // Improving: the side to move stands better than at its previous
+        // turn. Where it does not, pruning and reductions can be bolder, as
+        // the position is less likely to turn into a cutoff.
+        let improving = !in_check
+            && ply >= 2
+            && self.evals[ply - 2] > -INFINITY
+            && static_eval > self.evals[ply - 2];
 
         // Internal iterative reduction: without a table move the ordering is
         // poor; a shallower search is cheaper and stores one for later.
@@ -774,7 +786,7 @@ impl Searcher {
             && excluded.is_none()
             && depth <= RFP_MAX_DEPTH
             && beta.abs() < MATE_BOUND
-            && static_eval - RFP_MARGIN * depth >= beta
+            && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
         {
             return static_eval;
         }
@@ -956,7 +968,7 @@ impl Searcher {
                 && quiet
                 && best_score > -MATE_BOUND
                 && depth <= LMP_MAX_DEPTH
-                && quiet_count as i32 >= LMP_BASE + depth * depth
+                && quiet_count as i32 >= (LMP_BASE + depth * depth) / (2 - i32::from(improving))
                 && !child.pos.is_check()
             {
                 continue;
@@ -992,6 +1004,9 @@ impl Searcher {
                     reduction = lmr_reduction(depth, searched);
                     if pv_node {
                         reduction -= 1;
+                    }
+                    if !improving {
+                        reduction += 1;
                     }
                     if self.killers[ply].contains(&Some(m)) {
                         reduction -= 1;
