@@ -767,6 +767,22 @@ impl Searcher {
             && self.evals[ply - 2] > -INFINITY
             && static_eval > self.evals[ply - 2];
 
+        // The table's score bounds the true score more tightly than the
+        // static evaluation does when its bound points the same way: the
+        // pruning decisions below use the tighter estimate.
+        let mut eval = static_eval;
+        if let Some(hit) = tt_hit.filter(|_| !in_check && excluded.is_none()) {
+            let score = score_from_tt(hit.score, ply);
+            let tighter = match hit.bound {
+                Bound::Exact => true,
+                Bound::Lower => score > eval,
+                Bound::Upper => score < eval,
+            };
+            if tighter && score.abs() < crate::tb::TB_WIN_BOUND {
+                eval = score;
+            }
+        }
+
         // Internal iterative reduction: without a table move the ordering is
         // poor; a shallower search is cheaper and stores one for later.
         if self.selective
@@ -786,9 +802,9 @@ impl Searcher {
             && excluded.is_none()
             && depth <= RFP_MAX_DEPTH
             && beta.abs() < MATE_BOUND
-            && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+            && eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
         {
-            return static_eval;
+            return eval;
         }
 
         // Razoring: a static evaluation hopelessly below alpha near the
@@ -800,7 +816,7 @@ impl Searcher {
             && excluded.is_none()
             && depth <= RAZOR_MAX_DEPTH
             && alpha.abs() < MATE_BOUND
-            && static_eval + RAZOR_MARGIN * depth < alpha
+            && eval + RAZOR_MARGIN * depth < alpha
         {
             let score = self.qsearch(board, alpha, alpha + 1, ply, ctx);
             if self.stopped {
@@ -821,7 +837,7 @@ impl Searcher {
             && excluded.is_none()
             && !in_check
             && depth >= 3
-            && static_eval >= beta
+            && eval >= beta
             && beta > -MATE_BOUND
             && board.has_non_pawn_material()
         {
@@ -983,7 +999,7 @@ impl Searcher {
                 && searched > 0
                 && best_score > -MATE_BOUND
                 && depth <= FUTILITY_MAX_DEPTH
-                && static_eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+                && eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
                 && !child.pos.is_check()
             {
                 continue;
