@@ -129,9 +129,13 @@ const FUTILITY_MAX_DEPTH: i32 = 6;
 const FUTILITY_BASE: i32 = 90;
 const FUTILITY_MARGIN: i32 = 80;
 /// Late move pruning: deepest remaining depth, and quiet moves tried at
-/// depth d before the rest are skipped: LMP_BASE + d * d.
+/// depth d before the rest are skipped: LMP_BASE + d * d when the side to
+/// move is improving, half as many when it is not.
 const LMP_MAX_DEPTH: i32 = 5;
 const LMP_BASE: i32 = 3;
+/// Null-move pruning reduces one more ply per this many centipawns of
+/// evaluation above beta (up to three).
+const NMP_EVAL_DIVISOR: i32 = 200;
 /// Internal iterative reduction: a node this deep without a table move is
 /// searched a ply shallower (its ordering is poor, and the shallower search
 /// stores the move a re-visit will use).
@@ -842,7 +846,9 @@ impl Searcher {
             && board.has_non_pawn_material()
         {
             if let Some(child) = board.play_null() {
-                let reduction = 3 + depth / 4;
+                // The further the evaluation stands above beta, the less a
+                // search is needed to confirm the cutoff.
+                let reduction = 3 + depth / 4 + ((eval - beta) / NMP_EVAL_DIVISOR).min(3);
                 self.keys.push(board.key);
                 self.played[ply] = None;
                 let score = -self.search(
