@@ -764,8 +764,9 @@ impl Searcher {
         };
         self.evals[ply] = static_eval;
         // Improving: the side to move stands better than at its previous
-        // turn. Where it does not, pruning and reductions can be bolder, as
-        // the position is less likely to turn into a cutoff.
+        // turn. A cutoff is then likelier (reverse futility pruning acts a
+        // ply sooner); when it is not, late quiet moves are less likely to
+        // raise alpha (fewer are tried, and those are reduced more).
         let improving = !in_check
             && ply >= 2
             && self.evals[ply - 2] > -INFINITY
