@@ -22,7 +22,9 @@ use crate::movepick::{OrderingContext, ScoredMoves};
 use crate::see::see_ge;
 use crate::strength::{Noise, StrengthLimit, CANDIDATE_LINES};
 use crate::time::{IterationTimer, TimeBudget};
-use crate::tt::{score_from_tt, score_to_tt, unpack_move, Bound, PackedMove, TranspositionTable};
+use crate::tt::{
+    score_from_tt, score_to_tt, unpack_move, Bound, PackedMove, TranspositionTable, TtHit,
+};
 
 pub const MAX_PLY: usize = 128;
 pub const MATE: i32 = 32_000;
@@ -745,7 +747,7 @@ impl Searcher {
                 let tt_depth = (depth + 6).min(MAX_DEPTH);
                 let tt_score = score_to_tt(score, ply);
                 ctx.tt
-                    .store(board.key, PackedMove::NONE, tt_score, tt_depth, bound);
+                    .store(board.key, PackedMove::NONE, tt_score, tt_depth, bound, None);
                 return score;
             }
             if pv_node && bound == Bound::Lower {
@@ -760,7 +762,7 @@ impl Searcher {
         let (raw_eval, static_eval) = if in_check {
             (-INFINITY, -INFINITY)
         } else {
-            self.static_eval(board, pawn_slot)
+            self.static_eval(board, pawn_slot, tt_hit)
         };
         self.evals[ply] = static_eval;
         // Improving: the side to move stands better than at its previous
@@ -1137,17 +1139,24 @@ impl Searcher {
                 score_to_tt(best_score, ply),
                 depth,
                 bound,
+                cacheable_eval(board, raw_eval),
             );
         }
         best_score
     }
 
-    /// The evaluator's score and the score the search uses: that plus the
-    /// correction learned for this pawn structure (`slot`), kept clear of
-    /// table-win and mate scores.
+    /// The evaluator's score (from the table entry `hit` when it holds one)
+    /// and the score the search uses: that plus the correction learned for
+    /// this pawn structure (`slot`), kept clear of table-win and mate scores.
     #[inline]
-    fn static_eval(&mut self, board: &Board, slot: usize) -> (i32, i32) {
-        let raw = self.evaluator.evaluate(&board.pos);
+    fn static_eval(&mut self, board: &Board, slot: usize, hit: Option<TtHit>) -> (i32, i32) {
+        let cached = hit
+            .and_then(|h| h.eval)
+            .filter(|_| crate::eval::is_clock_free(&board.pos));
+        let raw = match cached {
+            Some(raw) => raw,
+            None => self.evaluator.evaluate(&board.pos),
+        };
         let bound = crate::tb::TB_WIN_BOUND - 1;
         let corrected = raw + self.correction.get(board.pos.turn(), slot);
         (raw, corrected.clamp(-bound, bound))
@@ -1223,15 +1232,9 @@ impl Searcher {
         }
         self.seldepth = self.seldepth.max(ply);
         let in_check = board.pos.is_check();
-        // Evasions need every legal move; otherwise captures suffice.
-        let mut moves = MoveList::new();
-        if in_check {
-            moves = board.pos.legal_moves();
-        } else {
-            noisy_moves(&board.pos, &mut moves);
-        }
         // Fifty-move rule (unless the last move mated) and dead positions.
-        let fifty = board.pos.halfmoves() >= 100 && !(in_check && moves.is_empty());
+        let fifty =
+            board.pos.halfmoves() >= 100 && !(in_check && board.pos.legal_moves().is_empty());
         if fifty || board.pos.is_insufficient_material() {
             return 0;
         }
@@ -1257,6 +1260,15 @@ impl Searcher {
         }
         let tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
 
+        // Evasions need every legal move; otherwise captures suffice. They
+        // are generated only now, as a table cutoff makes them unnecessary.
+        let mut moves = MoveList::new();
+        if in_check {
+            moves = board.pos.legal_moves();
+        } else {
+            noisy_moves(&board.pos, &mut moves);
+        }
+        let mut raw_eval = -INFINITY;
         let mut best_score;
         let mut picker = if in_check {
             if moves.is_empty() {
@@ -1267,7 +1279,8 @@ impl Searcher {
         } else {
             // Stand pat: the side to move can usually do at least as well as
             // the static evaluation by declining every capture.
-            let (_, stand_pat) = self.static_eval(board, pawn_hash(board.pos.board()));
+            let stand_pat;
+            (raw_eval, stand_pat) = self.static_eval(board, pawn_hash(board.pos.board()), tt_hit);
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -1308,10 +1321,23 @@ impl Searcher {
             Bound::Upper
         };
         let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
-        ctx.tt
-            .store(board.key, packed, score_to_tt(best_score, ply), 0, bound);
+        ctx.tt.store(
+            board.key,
+            packed,
+            score_to_tt(best_score, ply),
+            0,
+            bound,
+            cacheable_eval(board, raw_eval),
+        );
         best_score
     }
+}
+
+/// The raw static evaluation to keep in the table entry of `board`: none
+/// when it was not computed (in check) or depends on the halfmove clock,
+/// which the key leaves out.
+fn cacheable_eval(board: &Board, raw_eval: i32) -> Option<i32> {
+    (raw_eval > -INFINITY && crate::eval::is_clock_free(&board.pos)).then_some(raw_eval)
 }
 
 /// Late-move reduction in plies for the `searched`-th move (0-based count of

@@ -53,6 +53,8 @@ pub struct TtHit {
     pub score: i32,
     pub depth: i32,
     pub bound: Bound,
+    /// The position's static evaluation, when the writer had computed one.
+    pub eval: Option<i32>,
 }
 
 #[derive(Default)]
@@ -75,10 +77,20 @@ const BUCKET_SIZE: usize = 4;
 #[repr(align(64))]
 struct Bucket([Entry; BUCKET_SIZE]);
 
-/// Bits 32..48 are free for a static evaluation later.
-fn pack(mv: PackedMove, score: i32, depth: i32, bound: Bound, age: u8) -> u64 {
+/// The 16-bit evaluation field's value for "no evaluation".
+const NO_EVAL: i16 = i16::MIN;
+
+/// Move in bits 0..16, score 16..32, static evaluation 32..48, depth
+/// 48..56, bound 56..58, age 58..64.
+fn pack(mv: PackedMove, score: i32, depth: i32, bound: Bound, eval: Option<i32>, age: u8) -> u64 {
+    // An evaluation outside the field is dropped, never distorted.
+    let eval = eval
+        .and_then(|e| i16::try_from(e).ok())
+        .filter(|&e| e != NO_EVAL)
+        .unwrap_or(NO_EVAL);
     (mv.0 as u64)
         | ((score as i16 as u16 as u64) << 16)
+        | ((eval as u16 as u64) << 32)
         | ((depth.clamp(0, 255) as u64) << 48)
         | ((bound as u64) << 56)
         | (((age & 0x3f) as u64) << 58)
@@ -96,6 +108,9 @@ fn unpack(data: u64) -> Option<TtHit> {
         score: (data >> 16) as u16 as i16 as i32,
         depth: ((data >> 48) & 0xff) as i32,
         bound,
+        eval: Some((data >> 32) as u16 as i16)
+            .filter(|&e| e != NO_EVAL)
+            .map(i32::from),
     })
 }
 
@@ -150,8 +165,18 @@ impl TranspositionTable {
         None
     }
 
+    /// Stores a search result; `eval` is the position's static evaluation
+    /// if the search computed one (kept so later visits need not recompute it).
     #[inline]
-    pub fn store(&self, key: u64, mv: PackedMove, score: i32, depth: i32, bound: Bound) {
+    pub fn store(
+        &self,
+        key: u64,
+        mv: PackedMove,
+        score: i32,
+        depth: i32,
+        bound: Bound,
+        eval: Option<i32>,
+    ) {
         let bucket = &self.bucket(key).0;
         let age = self.age.load(Ordering::Relaxed) & 0x3f;
         // The victim: this position's own entry, else the entry worth least,
@@ -169,9 +194,11 @@ impl TranspositionTable {
                     if !stale && bound != Bound::Exact && prev.depth > depth + 3 {
                         return;
                     }
-                    // Keep the known best move when re-storing without one.
+                    // Keep the known best move and evaluation when
+                    // re-storing without them.
                     let mv = if mv == PackedMove::NONE { prev.mv } else { mv };
-                    e.write(key, pack(mv, score, depth, bound, age));
+                    let eval = eval.or(prev.eval);
+                    e.write(key, pack(mv, score, depth, bound, eval, age));
                     return;
                 }
             }
@@ -187,7 +214,7 @@ impl TranspositionTable {
                 victim_worth = worth;
             }
         }
-        victim.write(key, pack(mv, score, depth, bound, age));
+        victim.write(key, pack(mv, score, depth, bound, eval, age));
     }
 
     /// Permille of sampled entries written by the current search (UCI `hashfull`).
@@ -324,13 +351,34 @@ mod tests {
     fn store_and_probe_round_trip() {
         let tt = TranspositionTable::new(1).unwrap();
         let key = 0x1234_5678_9abc_def0;
-        tt.store(key, PackedMove(777), -31_000, 12, Bound::Lower);
+        tt.store(key, PackedMove(777), -31_000, 12, Bound::Lower, Some(-1234));
         let hit = tt.probe(key).unwrap();
         assert_eq!(hit.mv, PackedMove(777));
         assert_eq!(hit.score, -31_000);
         assert_eq!(hit.depth, 12);
         assert_eq!(hit.bound, Bound::Lower);
+        assert_eq!(hit.eval, Some(-1234));
         assert!(tt.probe(key ^ 1).is_none());
+    }
+
+    #[test]
+    fn evaluation_survives_a_store_without_one_and_never_wraps() {
+        let tt = TranspositionTable::new(1).unwrap();
+        let key = 0x0fed_cba9_8765_4321;
+        tt.store(key, PackedMove(3), 10, 4, Bound::Upper, Some(87));
+        tt.store(key, PackedMove(3), 20, 6, Bound::Lower, None);
+        let hit = tt.probe(key).unwrap();
+        assert_eq!((hit.score, hit.eval), (20, Some(87)));
+        tt.store(key, PackedMove(3), 20, 7, Bound::Lower, Some(-87));
+        assert_eq!(tt.probe(key).unwrap().eval, Some(-87));
+        // Values the 16-bit field cannot hold are not stored at all.
+        for out_of_range in [40_000, -40_000, i16::MIN as i32] {
+            let other = key ^ 0xff00;
+            tt.store(other, PackedMove(1), 0, 1, Bound::Exact, Some(out_of_range));
+            assert_eq!(tt.probe(other).unwrap().eval, None);
+        }
+        tt.store(key ^ 0xff, PackedMove(1), 0, 1, Bound::Exact, Some(32_767));
+        assert_eq!(tt.probe(key ^ 0xff).unwrap().eval, Some(32_767));
     }
 
     /// Threads hammer a small table with stores and probes of keys whose
@@ -360,7 +408,7 @@ mod tests {
                         let key = (x % 200_000).wrapping_mul(0xD6E8_FEB8_6659_FD93);
                         if (x >> 40) & 1 == 0 {
                             let (mv, score, depth, bound) = data_for(key);
-                            tt.store(key, mv, score, depth, bound);
+                            tt.store(key, mv, score, depth, bound, None);
                         } else if let Some(hit) = tt.probe(key) {
                             let (mv, score, depth, bound) = data_for(key);
                             assert_eq!(hit.mv, mv);
@@ -383,9 +431,9 @@ mod tests {
     fn bucket_keeps_the_deep_entry() {
         let tt = TranspositionTable::new(1).unwrap();
         let base = 0xABCD_0000_0000_0000u64;
-        tt.store(base | 1, PackedMove(11), 50, 20, Bound::Exact);
+        tt.store(base | 1, PackedMove(11), 50, 20, Bound::Exact, None);
         for k in 2..40u64 {
-            tt.store(base | k, PackedMove(k as u16), 0, 1, Bound::Upper);
+            tt.store(base | k, PackedMove(k as u16), 0, 1, Bound::Upper, None);
         }
         assert_eq!(tt.probe(base | 1).unwrap().depth, 20);
         assert_eq!(tt.probe(base | 39).unwrap().mv, PackedMove(39));
@@ -394,7 +442,7 @@ mod tests {
             tt.new_search();
         }
         for k in 40..44u64 {
-            tt.store(base | k, PackedMove(k as u16), 0, 1, Bound::Upper);
+            tt.store(base | k, PackedMove(k as u16), 0, 1, Bound::Upper, None);
         }
         assert!(tt.probe(base | 1).is_none());
     }
@@ -403,7 +451,7 @@ mod tests {
     fn torn_entry_is_rejected() {
         let tt = TranspositionTable::new(1).unwrap();
         let key = 42u64 << 40;
-        tt.store(key, PackedMove(5), 10, 3, Bound::Exact);
+        tt.store(key, PackedMove(5), 10, 3, Bound::Exact, None);
         // Simulate a concurrent writer having replaced only the data word.
         let e = tt
             .bucket(key)
@@ -412,7 +460,7 @@ mod tests {
             .find(|e| e.data.load(Ordering::Relaxed) != 0)
             .unwrap();
         e.data.store(
-            pack(PackedMove(9), 99, 9, Bound::Exact, 0),
+            pack(PackedMove(9), 99, 9, Bound::Exact, None, 0),
             Ordering::Relaxed,
         );
         assert!(tt.probe(key).is_none());

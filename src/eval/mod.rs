@@ -307,6 +307,13 @@ pub fn combine(total: S, phase: i32, scale: i32, halfmove_factor: i32) -> i32 {
     tapered * halfmove_factor / (100 - HALFMOVE_FREE)
 }
 
+/// Whether the evaluation of `pos` would be the same at any halfmove clock
+/// up to its own: the clock is not part of the position key, so only such
+/// evaluations may be cached under it.
+pub fn is_clock_free(pos: &Chess) -> bool {
+    pos.halfmoves() <= HALFMOVE_FREE as u32
+}
+
 /// Factor out of 80 for the halfmove clock: 80 up to `HALFMOVE_FREE`, 0 at 100.
 pub fn halfmove_factor(halfmoves: u32) -> i32 {
     100 - (halfmoves.min(100) as i32).max(HALFMOVE_FREE)
