@@ -396,6 +396,24 @@ mod tests {
             .unwrap()
     }
 
+    /// The table caches evaluations by a key without the halfmove clock,
+    /// trusting `is_clock_free`: up to HALFMOVE_FREE the clock must not
+    /// change the value, and past it the clock must be reported as mattering.
+    #[test]
+    fn clock_free_evaluations_ignore_the_clock() {
+        let placement = "r3k2r/pp3ppp/2n5/3q4/3P4/5N2/PP3PPP/R2Q1RK1 w kq - ";
+        let at = |clock: i32| pos(&format!("{placement}{clock} 30"));
+        let fresh = evaluate(&at(0));
+        assert_ne!(fresh, 0);
+        for clock in 1..=HALFMOVE_FREE {
+            assert!(is_clock_free(&at(clock)));
+            assert_eq!(evaluate(&at(clock)), fresh, "clock {clock}");
+        }
+        let late = at(HALFMOVE_FREE + 1);
+        assert!(!is_clock_free(&late));
+        assert_ne!(evaluate(&at(HALFMOVE_FREE + 30)), fresh);
+    }
+
     #[test]
     fn start_position_is_tempo_only() {
         let tempo = VALUES[idx::TEMPO];
