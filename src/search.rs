@@ -514,7 +514,7 @@ impl Searcher {
         };
         self.root_depth = depth;
         loop {
-            let score = self.search(root, alpha, beta, depth, 0, ctx, true);
+            let score = self.search(root, alpha, beta, depth, 0, ctx, true, false);
             if self.stopped {
                 return score;
             }
@@ -661,7 +661,9 @@ impl Searcher {
     }
 
     // The search state proper lives in `self`; the arguments are what
-    // changes from node to node.
+    // changes from node to node. `cut_node` marks a null-window node
+    // expected to fail high (its parent expects to refute a move here):
+    // node types alternate down the tree, cut below all and all below cut.
     #[allow(clippy::too_many_arguments)]
     fn search(
         &mut self,
@@ -672,6 +674,7 @@ impl Searcher {
         ply: usize,
         ctx: &SearchContext,
         null_allowed: bool,
+        cut_node: bool,
     ) -> i32 {
         self.pv_len[ply] = ply;
         let in_check = board.pos.is_check();
@@ -862,6 +865,7 @@ impl Searcher {
                     ply + 1,
                     ctx,
                     false,
+                    !cut_node,
                 );
                 self.keys.pop();
                 if self.stopped {
@@ -936,6 +940,7 @@ impl Searcher {
                         ply,
                         ctx,
                         false,
+                        cut_node,
                     );
                     self.excluded[ply] = None;
                     self.pv_len[ply] = ply;
@@ -1014,7 +1019,19 @@ impl Searcher {
                 continue;
             }
             let score = if searched == 0 {
-                -self.search(&child, -beta, -alpha, new_depth, ply + 1, ctx, true)
+                // Below a PV node the first move is a PV node; below an
+                // expected cut node, an expected all node, and vice versa.
+                let child_cut = !pv_node && !cut_node;
+                -self.search(
+                    &child,
+                    -beta,
+                    -alpha,
+                    new_depth,
+                    ply + 1,
+                    ctx,
+                    true,
+                    child_cut,
+                )
             } else {
                 // Late move reductions: quiet moves ordered late are searched
                 // shallower first, and again at full depth only if they beat alpha.
@@ -1029,6 +1046,11 @@ impl Searcher {
                     reduction = lmr_reduction(depth, searched);
                     if pv_node {
                         reduction -= 1;
+                    }
+                    // An expected cut node fails high on one of its first
+                    // moves; the late ones are unlikely to matter.
+                    if cut_node {
+                        reduction += 1;
                     }
                     if !improving {
                         reduction += 1;
@@ -1049,12 +1071,22 @@ impl Searcher {
                     ply + 1,
                     ctx,
                     true,
+                    reduction > 0 || !cut_node,
                 );
                 if s > alpha && reduction > 0 {
-                    s = -self.search(&child, -alpha - 1, -alpha, new_depth, ply + 1, ctx, true);
+                    s = -self.search(
+                        &child,
+                        -alpha - 1,
+                        -alpha,
+                        new_depth,
+                        ply + 1,
+                        ctx,
+                        true,
+                        !cut_node,
+                    );
                 }
                 if s > alpha && s < beta {
-                    s = -self.search(&child, -beta, -alpha, new_depth, ply + 1, ctx, true);
+                    s = -self.search(&child, -beta, -alpha, new_depth, ply + 1, ctx, true, false);
                 }
                 s
             };
