@@ -153,6 +153,11 @@ const SEE_CAPTURE_MARGIN: i32 = 90;
 const SEE_QUIET_MARGIN: i32 = 25;
 /// Singular extensions: shallowest depth, and how many plies shallower
 /// than the node the table entry may be.
+/// ProbCut: from this depth, a capture searching PROBCUT_REDUCTION + 1
+/// plies shallower above beta + PROBCUT_MARGIN cuts the node.
+const PROBCUT_MIN_DEPTH: i32 = 5;
+const PROBCUT_REDUCTION: i32 = 3;
+const PROBCUT_MARGIN: i32 = 200;
 const SINGULAR_MIN_DEPTH: i32 = 7;
 const SINGULAR_TT_DEPTH_SLACK: i32 = 3;
 /// Half-width of the first aspiration window, in centipawns.
@@ -879,6 +884,64 @@ impl Searcher {
                     } else {
                         score
                     };
+                }
+            }
+        }
+
+        // ProbCut: if a capture's reduced search beats beta by a wide margin,
+        // the full-depth search would almost surely beat beta too. The
+        // quiescence search screens each capture cheaply first.
+        let probcut_beta = beta + PROBCUT_MARGIN;
+        if self.selective
+            && !pv_node
+            && !root
+            && !in_check
+            && excluded.is_none()
+            && depth >= PROBCUT_MIN_DEPTH
+            && beta.abs() < MATE_BOUND
+            && !tt_hit.is_some_and(|h| {
+                h.depth >= depth - PROBCUT_REDUCTION && score_from_tt(h.score, ply) < probcut_beta
+            })
+        {
+            let side = board.pos.turn();
+            let mut captures = MoveList::new();
+            noisy_moves(&board.pos, &mut captures);
+            let mut picker = ScoredMoves::noisy(&mut captures, tt_move);
+            while let Some(m) = picker.next_move() {
+                if !see_ge(&board.pos, m, probcut_beta - static_eval) {
+                    continue;
+                }
+                let child = board.play(m);
+                self.keys.push(board.key);
+                self.played[ply] = Some(piece_to(side, m));
+                let mut score =
+                    -self.qsearch(&child, -probcut_beta, -probcut_beta + 1, ply + 1, ctx);
+                if score >= probcut_beta {
+                    score = -self.search(
+                        &child,
+                        -probcut_beta,
+                        -probcut_beta + 1,
+                        depth - 1 - PROBCUT_REDUCTION,
+                        ply + 1,
+                        ctx,
+                        true,
+                        !cut_node,
+                    );
+                }
+                self.keys.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if score >= probcut_beta && score < crate::tb::TB_WIN_BOUND {
+                    ctx.tt.store(
+                        board.key,
+                        PackedMove::new(m),
+                        score_to_tt(score, ply),
+                        depth - PROBCUT_REDUCTION,
+                        Bound::Lower,
+                        cacheable_eval(board, raw_eval),
+                    );
+                    return score;
                 }
             }
         }
