@@ -151,13 +151,13 @@ const RAZOR_MARGIN: i32 = 250;
 const SEE_PRUNE_MAX_DEPTH: i32 = 6;
 const SEE_CAPTURE_MARGIN: i32 = 90;
 const SEE_QUIET_MARGIN: i32 = 25;
-/// Singular extensions: shallowest depth, and how many plies shallower
-/// than the node the table entry may be.
 /// ProbCut: from this depth, a capture searching PROBCUT_REDUCTION + 1
 /// plies shallower above beta + PROBCUT_MARGIN cuts the node.
 const PROBCUT_MIN_DEPTH: i32 = 5;
 const PROBCUT_REDUCTION: i32 = 3;
 const PROBCUT_MARGIN: i32 = 200;
+/// Singular extensions: shallowest depth, and how many plies shallower
+/// than the node the table entry may be.
 const SINGULAR_MIN_DEPTH: i32 = 7;
 const SINGULAR_TT_DEPTH_SLACK: i32 = 3;
 /// Half-width of the first aspiration window, in centipawns.
