@@ -114,6 +114,7 @@ impl Engine {
             Command::Quit => return false,
             Command::Display => self.display(),
             Command::Eval => crate::eval::print_trace(&self.root.pos),
+            Command::GenFens(words) => genfens(&words),
             Command::Ignored | Command::Empty => {}
             Command::Invalid(message) => report_problem(&message),
         }
@@ -335,6 +336,7 @@ impl Engine {
             infinite: params.infinite || unlimited,
             searchmoves,
             multipv: self.options.multipv,
+            soft_nodes: None,
             strength,
             wdl_material: self
                 .options
@@ -430,5 +432,22 @@ fn start_pool(threads: usize) -> Option<ThreadPool> {
             report_problem(&message);
             None
         }
+    }
+}
+
+/// `genfens N seed S book <None|file> [words]`, OpenBench's request for
+/// self-play openings: one `info string genfens <FEN>` line per opening.
+/// Runs on the controller thread (it is a tool command, sent before `quit`),
+/// with its own single-threaded searcher, so the game's table is untouched.
+fn genfens(words: &[String]) {
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let fens = crate::openings::GenFens::parse(&words).and_then(|request| request.generate());
+    match fens {
+        Ok(fens) => {
+            for fen in fens {
+                send(&format!("info string genfens {fen}"));
+            }
+        }
+        Err(message) => report_problem(&message),
     }
 }

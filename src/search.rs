@@ -38,6 +38,10 @@ pub const MAX_DEPTH: i32 = MAX_PLY as i32 - 1;
 pub struct Limits {
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
+    /// No new iteration once this many nodes are spent (the "soft node
+    /// limit" of data generation: whole iterations, so a position is not
+    /// judged by a half-searched last depth).
+    pub soft_nodes: Option<u64>,
     /// Stop once a mate in at most this many moves is found.
     pub mate: Option<u32>,
     pub budget: Option<TimeBudget>,
@@ -554,6 +558,9 @@ impl Searcher {
             if self.nodes >= nodes {
                 return true;
             }
+        }
+        if limits.soft_nodes.is_some_and(|soft| self.nodes >= soft) {
+            return true;
         }
         if limits.infinite || ctx.signals.pondering.load(Ordering::Relaxed) {
             return false;
