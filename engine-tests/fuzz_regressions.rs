@@ -1,6 +1,6 @@
 //! Replays the inputs kept from fuzzing (`engine-tests/data/fuzz-regressions/`,
 //! found with `cargo +nightly fuzz run uci_session`) through the same
-//! in-process session as the fuzz target: each must finish, without a panic,
+//! in-process replay as the fuzz target: each must finish, without a panic,
 //! well within its time.
 
 use std::sync::mpsc;

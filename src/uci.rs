@@ -67,7 +67,7 @@ pub enum Command {
 }
 
 /// Set by in-process replays (fuzzing, regression tests), whose thousands of
-/// sessions would otherwise flood the test output.
+/// runs would otherwise flood the test output.
 static SILENT: AtomicBool = AtomicBool::new(false);
 
 pub fn silence_output(silent: bool) {
