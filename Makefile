@@ -13,13 +13,17 @@ VENV_PYTHON = $(VENV)/bin/python
 # `make NATIVE=` builds a portable binary.
 NATIVE ?= -C target-cpu=native
 
-.PHONY: all test test-engine test-tools test-ecosystem venv bench clean
+.PHONY: all test test-imports test-engine test-tools test-ecosystem venv bench clean
 
 all:
 	RUSTFLAGS="$(NATIVE)" $(CARGO) build --release --bin kiraly --target-dir target/native
 	cp target/native/release/kiraly "$(EXE)"
 
-test: all test-engine test-tools test-ecosystem
+test: all test-imports test-engine test-tools test-ecosystem
+
+# The modules of src/ import one another one way only (standard library only).
+test-imports:
+	$(PYTHON) tools/import_graph.py
 
 # The engine crate and the workspace tools (tools/datagen, tools/tuner).
 test-engine:

@@ -14,6 +14,7 @@ pub mod movepick;
 pub mod options;
 pub mod perft;
 pub mod replay;
+pub mod score;
 pub mod search;
 pub mod see;
 pub mod strength;
