@@ -3,30 +3,47 @@
 
 EXE ?= kiraly
 CARGO ?= cargo
+# The interpreter that creates the tests' virtual environment.
 PYTHON ?= python3
+# The Python tests run in this virtual environment, which `make test` fills
+# from requirements.txt on first use (and again when that file changes).
+VENV ?= .venv
+VENV_PYTHON = $(VENV)/bin/python
 # Tuned for the machine that builds it, as OpenBench and most users want.
 # `make NATIVE=` builds a portable binary.
 NATIVE ?= -C target-cpu=native
 
-.PHONY: all test test-engine test-tools test-ecosystem bench clean
+.PHONY: all test test-imports test-engine test-tools test-ecosystem venv bench clean
 
 all:
 	RUSTFLAGS="$(NATIVE)" $(CARGO) build --release --bin kiraly --target-dir target/native
 	cp target/native/release/kiraly "$(EXE)"
 
-test: all test-engine test-tools test-ecosystem
+test: all test-imports test-engine test-tools test-ecosystem
+
+# The modules of src/ import one another one way only (standard library only).
+test-imports:
+	$(PYTHON) tools/import_graph.py
 
 # The engine crate and the workspace tools (tools/datagen, tools/tuner).
 test-engine:
 	$(CARGO) test --release --workspace
 
 # The match and suite tests play real games with the engine just built.
-test-tools: all
-	MATCH_ENGINE="$(abspath $(EXE))" $(PYTHON) -m unittest discover -s tools -p 'test_*.py'
+test-tools: all $(VENV)/installed
+	MATCH_ENGINE="$(abspath $(EXE))" $(VENV_PYTHON) -m unittest discover -s tools -p 'test_*.py'
 
 # lichess-bot (python-chess), UCI option grammar, OpenBench commands.
-test-ecosystem: all
-	KIRALY_BIN="$(abspath $(EXE))" $(PYTHON) -m unittest discover -s engine-tests -p 'test_*.py'
+test-ecosystem: all $(VENV)/installed
+	KIRALY_BIN="$(abspath $(EXE))" $(VENV_PYTHON) -m unittest discover -s engine-tests -p 'test_*.py'
+
+# The stamp is written last, so an interrupted install is redone next time.
+$(VENV)/installed: requirements.txt
+	@$(PYTHON) -m venv $(VENV) || { echo "cannot create $(VENV): on Debian, apt-get install python3-venv" >&2; exit 1; }
+	$(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+venv: $(VENV)/installed
 
 bench: all
 	"$(abspath $(EXE))" bench
@@ -34,3 +51,4 @@ bench: all
 clean:
 	$(CARGO) clean
 	rm -f kiraly
+	rm -rf $(VENV)

@@ -15,6 +15,7 @@ pub mod openings;
 pub mod options;
 pub mod perft;
 pub mod replay;
+pub mod score;
 pub mod search;
 pub mod see;
 pub mod strength;

@@ -1,13 +1,85 @@
 //! Kiraly, a UCI chess engine. Without arguments it speaks UCI on stdin and
-//! stdout; `kiraly bench [depth]` and `kiraly perft <depth> [fen]` are the
-//! command-line tools.
+//! stdout; `kiraly bench [depth]`, `kiraly speedtest [threads] [ms]` and
+//! `kiraly perft <depth> [fen]` are the command-line tools, and any other
+//! arguments are UCI command lines (`kiraly "genfens 8 seed 1 book None" quit`,
+//! as OpenBench runs it).
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
 use kiraly::{bench, engine, perft, search, uci};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
+
+/// The version `--version` prints: the crate's, and the commit it was built
+/// from (`unknown` outside a git checkout).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("KIRALY_COMMIT"),
+    ")"
+);
+
+const AFTER_HELP: &str = "\
+Without a command, Kiraly speaks UCI on stdin and stdout, as GUIs expect.
+Any other arguments are UCI command lines, one per argument, run in order as
+if read from stdin; then the engine quits (a search still running is
+stopped), e.g.  kiraly \"position startpos\" \"go depth 8\" \"isready\"";
+
+/// Kiraly, a UCI chess engine
+#[derive(Parser)]
+#[command(name = "kiraly", version = VERSION, after_help = AFTER_HELP)]
+#[command(allow_external_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Tool>,
+}
+
+#[derive(Subcommand)]
+enum Tool {
+    /// Fixed-depth search of the bench positions; prints `N nodes M nps`
+    Bench {
+        /// Search depth (1..=127)
+        #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = depth)]
+        depth: i32,
+    },
+    /// Timed search of the bench positions; prints `N nodes M nps`
+    Speedtest {
+        /// Search threads (1..=256)
+        #[arg(default_value_t = 1, value_parser = threads)]
+        threads: usize,
+        /// Milliseconds per position
+        #[arg(default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+        ms: u64,
+    },
+    /// Counts the leaf nodes of each legal move to DEPTH plies
+    Perft {
+        /// Plies to count
+        depth: u32,
+        /// Start position (default: the standard one); Shredder-FEN castling
+        /// selects Chess960 notation
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        fen: Vec<String>,
+    },
+    /// UCI command lines, run in order; then quit
+    #[command(external_subcommand)]
+    Uci(Vec<String>),
+}
+
+fn depth(text: &str) -> Result<i32, String> {
+    match text.parse::<i32>() {
+        Ok(d) if (1..=search::MAX_DEPTH).contains(&d) => Ok(d),
+        _ => Err(format!("expected a depth 1..={}", search::MAX_DEPTH)),
+    }
+}
+
+fn threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=256).contains(&n) => Ok(n),
+        _ => Err("expected a thread count 1..=256".into()),
+    }
+}
 
 fn main() -> ExitCode {
     // Logs go to stderr only; stdout is reserved for the protocol.
@@ -15,73 +87,59 @@ fn main() -> ExitCode {
         .target(env_logger::Target::Stderr)
         .init();
 
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        None => {
-            run_uci();
-            ExitCode::SUCCESS
+    // Errors and help exit as clap does: status 2 with the message on
+    // stderr; --help and --version print to stdout.
+    let cli = Cli::parse();
+    match cli.command {
+        None => run_uci(None),
+        Some(Tool::Uci(lines)) => {
+            // One argument is one line, whatever it holds.
+            let text: String = lines
+                .iter()
+                .map(|l| l.replace(['\n', '\r'], " ") + "\n")
+                .collect();
+            run_uci(Some(text));
         }
-        Some("bench") => {
-            let depth = match args.get(1) {
-                None => bench::DEFAULT_DEPTH,
-                Some(text) => match text.parse::<i32>() {
-                    Ok(d) if (1..=search::MAX_DEPTH).contains(&d) => d,
-                    _ => return usage(&format!("bench: bad depth '{text}'")),
-                },
-            };
+        Some(Tool::Bench { depth }) => {
             let (nodes, nps) = bench::run(depth);
             println!("{nodes} nodes {nps} nps");
-            ExitCode::SUCCESS
         }
-        Some("speedtest") => {
-            let threads = match args.get(1).map(|t| t.parse::<usize>()) {
-                None => 1,
-                Some(Ok(n)) if (1..=256).contains(&n) => n,
-                Some(_) => return usage("speedtest: threads must be 1..256"),
-            };
-            let movetime = match args.get(2).map(|t| t.parse::<u64>()) {
-                None => 1000,
-                Some(Ok(ms)) if ms > 0 => ms,
-                Some(_) => return usage("speedtest: bad milliseconds per position"),
-            };
-            let (nodes, nps) = bench::run_timed(threads, movetime);
+        Some(Tool::Speedtest { threads, ms }) => {
+            let (nodes, nps) = bench::run_timed(threads, ms);
             println!("{nodes} nodes {nps} nps");
-            ExitCode::SUCCESS
         }
-        Some("perft") => {
-            let Some(depth) = args.get(1).and_then(|d| d.parse::<u32>().ok()) else {
-                return usage("perft: expected a depth");
-            };
-            let pos = if args.len() > 2 {
-                let text = args[2..].join(" ");
-                let parsed = text
-                    .parse::<Fen>()
-                    .map_err(|e| e.to_string())
-                    .and_then(|f| {
-                        // Shredder/X-FEN castling works in Chess960 mode, which
-                        // also accepts every standard position.
-                        f.into_position::<Chess>(CastlingMode::Chess960)
-                            .map_err(|e| e.to_string())
-                    });
-                match parsed {
-                    Ok(pos) => pos,
-                    Err(e) => return usage(&format!("perft: bad FEN: {e}")),
-                }
-            } else {
-                Chess::default()
-            };
-            let mode = if args.len() > 2 && is_chess960_castling(&args[2..].join(" ")) {
-                CastlingMode::Chess960
-            } else {
-                CastlingMode::Standard
-            };
-            let report = perft::divide_report(&pos, depth, mode);
-            let mut out = io::stdout().lock();
-            let _ = out.write_all(report.as_bytes());
-            ExitCode::SUCCESS
-        }
-        Some(other) => usage(&format!("unknown command '{other}'")),
+        Some(Tool::Perft { depth, fen }) => return perft(depth, &fen.join(" ")),
     }
+    ExitCode::SUCCESS
+}
+
+fn perft(depth: u32, fen: &str) -> ExitCode {
+    let pos = if fen.is_empty() {
+        Chess::default()
+    } else {
+        let parsed = fen.parse::<Fen>().map_err(|e| e.to_string()).and_then(|f| {
+            // Shredder/X-FEN castling works in Chess960 mode, which
+            // also accepts every standard position.
+            f.into_position::<Chess>(CastlingMode::Chess960)
+                .map_err(|e| e.to_string())
+        });
+        match parsed {
+            Ok(pos) => pos,
+            Err(e) => {
+                eprintln!("kiraly: perft: bad FEN: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let mode = if is_chess960_castling(fen) {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    let report = perft::divide_report(&pos, depth, mode);
+    let mut out = io::stdout().lock();
+    let _ = out.write_all(report.as_bytes());
+    ExitCode::SUCCESS
 }
 
 /// Whether a FEN's castling field names rook files (Shredder-FEN).
@@ -91,20 +149,16 @@ fn is_chess960_castling(fen: &str) -> bool {
         .is_some_and(|c| c != "-" && c.chars().any(|ch| !"KQkq".contains(ch)))
 }
 
-fn usage(problem: &str) -> ExitCode {
-    eprintln!("kiraly: {problem}");
-    eprintln!("usage: kiraly               speak UCI on stdin/stdout");
-    eprintln!("       kiraly bench [depth] fixed-depth search of the bench positions");
-    eprintln!("       kiraly speedtest [threads] [ms] timed search of the bench positions");
-    eprintln!("       kiraly perft <depth> [fen]");
-    ExitCode::from(2)
-}
-
-fn run_uci() {
+/// Serves UCI commands until `quit` or the end of the input: stdin, or
+/// `lines` from the command line, read the same way.
+fn run_uci(lines: Option<String>) {
     let (sender, receiver) = crossbeam_channel::unbounded();
     let reader = std::thread::Builder::new()
         .name("uci-reader".into())
-        .spawn(move || uci::reader_loop(io::stdin().lock(), sender));
+        .spawn(move || match lines {
+            None => uci::reader_loop(io::stdin().lock(), sender),
+            Some(text) => uci::reader_loop(io::Cursor::new(text.into_bytes()), sender),
+        });
     if let Err(e) = reader {
         log::error!("cannot start the input thread: {e}");
         return;

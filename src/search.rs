@@ -19,18 +19,15 @@ use crate::history::{
 };
 use crate::movegen::noisy_moves;
 use crate::movepick::{OrderingContext, ScoredMoves};
+use crate::score::{from_tt, mate_in, mated_in, to_tt, TB_WIN_BOUND};
 use crate::see::see_ge;
 use crate::strength::{Noise, StrengthLimit, CANDIDATE_LINES};
 use crate::time::{IterationTimer, TimeBudget};
-use crate::tt::{
-    score_from_tt, score_to_tt, unpack_move, Bound, PackedMove, TranspositionTable, TtHit,
-};
+use crate::tt::{unpack_move, Bound, PackedMove, TranspositionTable, TtHit};
 
-pub const MAX_PLY: usize = 128;
-pub const MATE: i32 = 32_000;
-/// Scores at or beyond this are mates found within `MAX_PLY` plies.
-pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
-pub const INFINITY: i32 = MATE + 1;
+// The score constants live in `score`; the tools name them here too.
+pub use crate::score::{INFINITY, MATE, MATE_BOUND, MAX_PLY};
+
 pub const MAX_DEPTH: i32 = MAX_PLY as i32 - 1;
 
 /// What `go` asked for.
@@ -102,6 +99,8 @@ pub struct Signals {
 pub struct SearchResult {
     pub best: Option<Move>,
     pub ponder: Option<Move>,
+    /// The search's own score; [`info_line`] shows the tablebase value of a
+    /// ranked root instead.
     pub score: i32,
     /// The last completed iteration.
     pub depth: i32,
@@ -365,7 +364,6 @@ impl Searcher {
             result.pv = result.best.into_iter().chain(result.ponder).collect();
         }
         result.seldepth = self.seldepth.max(result.depth as usize);
-        result.score = crate::tb::shown_score(ctx.tb, result.score);
         result
     }
 
@@ -467,7 +465,7 @@ impl Searcher {
             let line = info_line(
                 result.depth,
                 result.seldepth,
-                crate::tb::shown_score(ctx.tb, chosen.score),
+                chosen.score,
                 nodes,
                 chosen.pv.iter(),
                 ctx,
@@ -475,7 +473,7 @@ impl Searcher {
             crate::uci::send(&line);
         }
         result.best = Some(chosen.pv[0]);
-        result.score = crate::tb::shown_score(ctx.tb, chosen.score);
+        result.score = chosen.score;
         result.pv = chosen.pv.clone();
         result.ponder = chosen
             .pv
@@ -489,8 +487,7 @@ impl Searcher {
         let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.unflushed;
         let multi = ctx.limits.multipv > 1;
         for (k, l) in lines.iter().enumerate() {
-            let score = crate::tb::shown_score(ctx.tb, l.score);
-            let mut line = info_line(depth, self.seldepth, score, nodes, l.pv.iter(), ctx);
+            let mut line = info_line(depth, self.seldepth, l.score, nodes, l.pv.iter(), ctx);
             if multi {
                 // `info depth D seldepth S multipv K score ...`, as GUIs expect.
                 let at = line.find(" score ").unwrap_or(line.len());
@@ -586,7 +583,6 @@ impl Searcher {
     fn report(&mut self, depth: i32, score: i32, ctx: &SearchContext) {
         let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.unflushed;
         let pv = self.pv[0][..self.pv_len[0]].iter().flatten();
-        let score = crate::tb::shown_score(ctx.tb, score);
         let line = info_line(depth, self.seldepth, score, nodes, pv, ctx);
         crate::uci::send(&line);
         self.last_report = line;
@@ -714,8 +710,8 @@ impl Searcher {
                 return self.evaluator.evaluate(&board.pos);
             }
             // Mate distance pruning: no line from here beats a mate found nearer the root.
-            alpha = alpha.max(-MATE + ply as i32);
-            beta = beta.min(MATE - ply as i32 - 1);
+            alpha = alpha.max(mated_in(ply));
+            beta = beta.min(mate_in(ply + 1));
             if alpha >= beta {
                 return alpha;
             }
@@ -725,7 +721,7 @@ impl Searcher {
         let mut tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
         if let Some(hit) = tt_hit.filter(|_| excluded.is_none()) {
             if !pv_node && hit.depth >= depth {
-                let score = score_from_tt(hit.score, ply);
+                let score = from_tt(hit.score, ply);
                 let cutoff = match hit.bound {
                     Bound::Exact => true,
                     Bound::Lower => score >= beta,
@@ -760,7 +756,7 @@ impl Searcher {
             };
             if cutoff {
                 let tt_depth = (depth + 6).min(MAX_DEPTH);
-                let tt_score = score_to_tt(score, ply);
+                let tt_score = to_tt(score, ply);
                 ctx.tt
                     .store(board.key, PackedMove::NONE, tt_score, tt_depth, bound, None);
                 return score;
@@ -794,13 +790,13 @@ impl Searcher {
         // pruning decisions below use the tighter estimate.
         let mut eval = static_eval;
         if let Some(hit) = tt_hit.filter(|_| !in_check && excluded.is_none()) {
-            let score = score_from_tt(hit.score, ply);
+            let score = from_tt(hit.score, ply);
             let tighter = match hit.bound {
                 Bound::Exact => true,
                 Bound::Lower => score > eval,
                 Bound::Upper => score < eval,
             };
-            if tighter && score.abs() < crate::tb::TB_WIN_BOUND {
+            if tighter && score.abs() < TB_WIN_BOUND {
                 eval = score;
             }
         }
@@ -886,11 +882,7 @@ impl Searcher {
                 if score >= beta {
                     // An unproven mate or table win from a null-move search
                     // is not trusted.
-                    return if score >= crate::tb::TB_WIN_BOUND {
-                        beta
-                    } else {
-                        score
-                    };
+                    return if score >= TB_WIN_BOUND { beta } else { score };
                 }
             }
         }
@@ -907,7 +899,7 @@ impl Searcher {
             && depth >= PROBCUT_MIN_DEPTH
             && beta.abs() < MATE_BOUND
             && !tt_hit.is_some_and(|h| {
-                h.depth >= depth - PROBCUT_REDUCTION && score_from_tt(h.score, ply) < probcut_beta
+                h.depth >= depth - PROBCUT_REDUCTION && from_tt(h.score, ply) < probcut_beta
             })
         {
             let side = board.pos.turn();
@@ -939,11 +931,11 @@ impl Searcher {
                 if self.stopped {
                     return 0;
                 }
-                if score >= probcut_beta && score < crate::tb::TB_WIN_BOUND {
+                if score >= probcut_beta && score < TB_WIN_BOUND {
                     ctx.tt.store(
                         board.key,
                         PackedMove::new(m),
-                        score_to_tt(score, ply),
+                        to_tt(score, ply),
                         depth - PROBCUT_REDUCTION,
                         Bound::Lower,
                         cacheable_eval(board, raw_eval),
@@ -963,7 +955,7 @@ impl Searcher {
             }
         }
         if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
+            return if in_check { mated_in(ply) } else { 0 };
         }
 
         let side = board.pos.turn();
@@ -999,7 +991,7 @@ impl Searcher {
                 && (ply as i32) < 2 * self.root_depth
             {
                 if let Some(m) = unpack_move(hit.mv, &moves) {
-                    let tt_score = score_from_tt(hit.score, ply);
+                    let tt_score = from_tt(hit.score, ply);
                     let singular_beta = tt_score - 2 * depth;
                     self.excluded[ply] = Some(m);
                     let score = self.search(
@@ -1224,7 +1216,7 @@ impl Searcher {
             && !root
             && excluded.is_none()
             && best_move.is_none_or(|m| !m.is_capture() && m.promotion().is_none())
-            && best_score.abs() < crate::tb::TB_WIN_BOUND
+            && best_score.abs() < TB_WIN_BOUND
             && !(bound == Bound::Lower && best_score <= raw_eval)
             && !(bound == Bound::Upper && best_score >= raw_eval)
         {
@@ -1238,7 +1230,7 @@ impl Searcher {
             ctx.tt.store(
                 board.key,
                 packed,
-                score_to_tt(best_score, ply),
+                to_tt(best_score, ply),
                 depth,
                 bound,
                 cacheable_eval(board, raw_eval),
@@ -1259,7 +1251,7 @@ impl Searcher {
             Some(raw) => raw,
             None => self.evaluator.evaluate(&board.pos),
         };
-        let bound = crate::tb::TB_WIN_BOUND - 1;
+        let bound = TB_WIN_BOUND - 1;
         let corrected = raw + self.correction.get(board.pos.turn(), slot);
         (raw, corrected.clamp(-bound, bound))
     }
@@ -1350,7 +1342,7 @@ impl Searcher {
 
         let tt_hit = ctx.tt.probe(board.key);
         if let Some(hit) = tt_hit {
-            let score = score_from_tt(hit.score, ply);
+            let score = from_tt(hit.score, ply);
             let cutoff = match hit.bound {
                 Bound::Exact => true,
                 Bound::Lower => score >= beta,
@@ -1374,7 +1366,7 @@ impl Searcher {
         let mut best_score;
         let mut picker = if in_check {
             if moves.is_empty() {
-                return -MATE + ply as i32;
+                return mated_in(ply);
             }
             best_score = -INFINITY;
             ScoredMoves::evasions(&mut moves, tt_move)
@@ -1426,7 +1418,7 @@ impl Searcher {
         ctx.tt.store(
             board.key,
             packed,
-            score_to_tt(best_score, ply),
+            to_tt(best_score, ply),
             0,
             bound,
             cacheable_eval(board, raw_eval),
@@ -1465,8 +1457,11 @@ fn root_move_key(m: Move) -> u16 {
     from * 64 + m.to() as u16
 }
 
-/// Time counted against the budget: from the start, or from `ponderhit`.
 /// A UCI `info` line for a finished iteration; `nodes` counts all threads.
+/// Every score the search shows passes here, and only here does it become
+/// the score shown: the root's tablebase value when the tables ranked the
+/// root ([`crate::tb::shown_score`]). Inside the search, and in
+/// [`SearchResult::score`], scores stay those the search computed.
 pub fn info_line<'a>(
     depth: i32,
     seldepth: usize,
@@ -1475,6 +1470,7 @@ pub fn info_line<'a>(
     pv: impl Iterator<Item = &'a Move>,
     ctx: &SearchContext,
 ) -> String {
+    let score = crate::tb::shown_score(ctx.tb, score);
     let ms = ctx.start.elapsed().as_millis() as u64;
     let nps = nodes * 1000 / ms.max(1);
     let wdl = match ctx.limits.wdl_material {
@@ -1491,7 +1487,7 @@ pub fn info_line<'a>(
     let mut line = format!(
         "info depth {depth} seldepth {} score {}{wdl} nodes {nodes} nps {nps} hashfull {}{tbhits} time {ms} pv",
         seldepth.max(depth as usize),
-        format_score(score),
+        crate::score::to_uci(score),
         ctx.tt.hashfull(),
     );
     for m in pv {
@@ -1501,33 +1497,9 @@ pub fn info_line<'a>(
     line
 }
 
+/// Time counted against the budget: from the start, or from `ponderhit`.
 fn budget_elapsed(ctx: &SearchContext) -> Duration {
     let since_start = ctx.start.elapsed();
     let ponderhit = Duration::from_millis(ctx.signals.ponderhit_ms.load(Ordering::Relaxed));
     since_start.saturating_sub(ponderhit)
-}
-
-/// A score in UCI form: `cp N` or `mate N` (moves, negative when being mated).
-pub fn format_score(score: i32) -> String {
-    if score >= MATE_BOUND {
-        format!("mate {}", (MATE - score + 1) / 2)
-    } else if score <= -MATE_BOUND {
-        format!("mate -{}", (MATE + score) / 2)
-    } else {
-        format!("cp {score}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mate_scores_format_in_moves() {
-        assert_eq!(format_score(MATE - 1), "mate 1");
-        assert_eq!(format_score(MATE - 3), "mate 2");
-        assert_eq!(format_score(-MATE + 2), "mate -1");
-        assert_eq!(format_score(-MATE + 4), "mate -2");
-        assert_eq!(format_score(-35), "cp -35");
-    }
 }

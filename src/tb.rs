@@ -23,14 +23,11 @@ use shakmaty::{Chess, Move, Position};
 use shakmaty_syzygy::{Dtz, Tablebase, Wdl};
 
 use crate::board::Board;
-use crate::search::{MATE_BOUND, MAX_PLY};
+use crate::score::{is_mate, tb_loss_in, tb_win_in};
 use crate::tt::Bound;
 
-/// A tablebase win at the root: below every mate score, above any evaluation.
-/// A win found `ply` plies from the root scores `TB_WIN - ply`.
-pub const TB_WIN: i32 = MATE_BOUND - 1;
-/// Scores from here up to `MATE_BOUND` are tablebase wins.
-pub const TB_WIN_BOUND: i32 = TB_WIN - MAX_PLY as i32;
+// The tablebase scores live in `score`; the tests name them here too.
+pub use crate::score::{TB_WIN, TB_WIN_BOUND};
 
 /// The tables found on `SyzygyPath`.
 pub struct Tables {
@@ -194,10 +191,9 @@ impl Probe {
             return None;
         }
         let wdl = self.tables.tablebase.probe_wdl_after_zeroing(pos).ok()?;
-        let ply = ply as i32;
         Some(match self.value(wdl) {
-            1 => (TB_WIN - ply, Bound::Lower),
-            -1 => (-TB_WIN + ply, Bound::Upper),
+            1 => (tb_win_in(ply), Bound::Lower),
+            -1 => (tb_loss_in(ply), Bound::Upper),
             _ => (0, Bound::Exact),
         })
     }
@@ -351,7 +347,7 @@ pub fn prepare(
 /// unless the search proved a mate.
 pub fn shown_score(probe: Option<&Probe>, score: i32) -> i32 {
     match probe.and_then(Probe::root_score) {
-        Some(tb) if score.abs() < MATE_BOUND => tb,
+        Some(tb) if !is_mate(score) => tb,
         _ => score,
     }
 }
@@ -382,7 +378,7 @@ fn claimable_draw(child: &Board, history: &[u64]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::MATE;
+    use crate::score::{MATE, MATE_BOUND, MAX_PLY};
     use shakmaty::fen::Fen;
     use shakmaty::CastlingMode;
 

@@ -314,30 +314,6 @@ fn advise_huge_pages(ptr: *mut u8, len: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_ptr: *mut u8, _len: usize) {}
 
-/// Converts a score for storage: mate and tablebase scores become relative
-/// to this node, so they stay right when the position is reached at another ply.
-pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    use crate::tb::TB_WIN_BOUND;
-    if score >= TB_WIN_BOUND {
-        score + ply as i32
-    } else if score <= -TB_WIN_BOUND {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-
-pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    use crate::tb::TB_WIN_BOUND;
-    if score >= TB_WIN_BOUND {
-        score - ply as i32
-    } else if score <= -TB_WIN_BOUND {
-        score + ply as i32
-    } else {
-        score
-    }
-}
-
 /// The legal move a packed TT move stands for, if any.
 pub fn unpack_move(packed: PackedMove, legal: &[Move]) -> Option<Move> {
     legal.iter().copied().find(|&m| packed.matches(m))
@@ -464,15 +440,5 @@ mod tests {
             Ordering::Relaxed,
         );
         assert!(tt.probe(key).is_none());
-    }
-
-    #[test]
-    fn mate_scores_are_ply_relative() {
-        use crate::search::MATE;
-        let s = MATE - 10; // mate in 10 plies from the root, found at ply 4
-        let stored = score_to_tt(s, 4);
-        assert_eq!(score_from_tt(stored, 4), s);
-        assert_eq!(score_from_tt(stored, 6), s - 2);
-        assert_eq!(score_from_tt(score_to_tt(-s, 4), 6), -s + 2);
     }
 }

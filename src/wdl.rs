@@ -61,7 +61,7 @@
 
 use shakmaty::{Chess, Position};
 
-use crate::search::MATE_BOUND;
+use crate::score::MATE_BOUND;
 
 /// The material count is clamped to this range before the model uses it.
 pub const MATERIAL_MIN: i32 = 17;
@@ -248,10 +248,10 @@ mod tests {
     fn mate_is_certain() {
         for m in [0, 17, 40, 78, 200] {
             assert_eq!(wdl(MATE_BOUND, m), (1000, 0, 0));
-            assert_eq!(wdl(crate::search::MATE - 1, m), (1000, 0, 0));
+            assert_eq!(wdl(crate::score::MATE - 1, m), (1000, 0, 0));
             assert_eq!(wdl(i32::MAX, m), (1000, 0, 0));
             assert_eq!(wdl(-MATE_BOUND, m), (0, 0, 1000));
-            assert_eq!(wdl(-crate::search::MATE + 2, m), (0, 0, 1000));
+            assert_eq!(wdl(-crate::score::MATE + 2, m), (0, 0, 1000));
             assert_eq!(wdl(i32::MIN, m), (0, 0, 1000));
             // The last non-mate scores are nearly as certain, without NaN.
             let (w, d, l) = wdl(MATE_BOUND - 1, m);

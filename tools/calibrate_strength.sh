@@ -12,8 +12,8 @@ set -eu
 engine=$1; games=$2; tc=$3; shift 3
 out=${OUT:-/tmp}
 stockfish=${STOCKFISH:-/usr/games/stockfish}
-book=${BOOK:-../shared/data/books/noob_3moves.epd}
 here=$(dirname "$0")
+book=${BOOK:-$here/books/noob_3moves_500.epd}
 for elo in "$@"; do
     echo "== kiraly UCI_Elo $elo vs Stockfish UCI_Elo $elo, $games games, $tc"
     python3 "$here/match.py" \

@@ -37,11 +37,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional
 
-import chess
-import chess.pgn
-import chess.syzygy
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import repo_venv  # noqa: E402
+
+repo_venv.require("chess")
+
+import chess  # noqa: E402
+import chess.pgn  # noqa: E402
+import chess.syzygy  # noqa: E402
+
 import stats  # noqa: E402
 
 MATE_SCORE = 100000          # centipawn value used for "mate in N" in adjudication
@@ -52,7 +56,7 @@ examples:
   python3 tools/match.py \\
       --engine cmd=./kiraly-new name=new --engine cmd=./kiraly-old name=old \\
       --each option.Hash=16 option.Threads=1 --tc 8+0.08 \\
-      --openings file=/work/shared/data/books/UHO_4060_v4.epd format=epd order=random \\
+      --openings file=tools/books/noob_3moves_500.epd format=epd order=random \\
       --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 --concurrency 2 --pgn sprt.pgn
 
   # gauntlet of Kiraly against a strength-limited Stockfish and Ethereal
@@ -60,7 +64,7 @@ examples:
       --engine cmd=/usr/games/stockfish name=SF2000 option.UCI_LimitStrength=true option.UCI_Elo=2000 \\
       --engine cmd=/usr/games/ethereal-chess name=Ethereal \\
       --each option.Hash=16 option.Threads=1 --tc 10+0.1 --rounds 50 \\
-      --openings file=/work/shared/data/books/8moves_v3.pgn format=pgn order=random plies=16
+      --openings file=tools/books/noob_3moves_500.epd format=epd order=random
 
 key=value arguments:
   --engine   cmd=PATH (required) name=NAME dir=WORKDIR args="EXTRA ARGS"

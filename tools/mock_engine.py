@@ -16,9 +16,15 @@ Supports go ponder / ponderhit / stop and UCI_Chess960.
 import argparse
 import random
 import sys
+import os
 import time
 
-import chess
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import repo_venv  # noqa: E402
+
+repo_venv.require("chess")
+
+import chess  # noqa: E402
 
 
 def main():

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 ENGINE=${1:-./kiraly}
 GAMES1=${2:-1000}
 GAMES2=${3:-300}
-BOOK=${BOOK:-../shared/data/books/UHO_4060_v4.epd}
+BOOK=${BOOK:-tools/books/noob_3moves_500.epd}
 OUT=${OUT:-/tmp/kiraly-stress}
 mkdir -p "$OUT"
 

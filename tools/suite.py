@@ -26,9 +26,12 @@ import re
 import sys
 import time
 
-import chess
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import repo_venv  # noqa: E402
+
+repo_venv.require("chess")
+
+import chess  # noqa: E402
 from match import EngineConfig, EngineFailure, Limits, Logger, SearchInfo, UciEngine, resolve_cmd  # noqa: E402
 
 POINTS_RE = re.compile(r"^\s*([^,=\s]+)\s*=\s*(\d+)\s*$")
@@ -119,9 +122,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="example:\n  python3 tools/suite.py --engine ./kiraly --suite "
-                                       "/work/shared/data/tactics/wac.epd --movetime 200\n"
+                                       "engine-tests/data/wac.epd --movetime 200\n"
                                        "  python3 tools/suite.py --engine /usr/games/stockfish --option Hash=64 "
-                                       "--suite /work/shared/data/sts/STS1-STS15_LAN_v3.epd --depth 10 --limit 100")
+                                       "--suite engine-tests/data/sts.epd --depth 10 --limit 100")
     p.add_argument("--engine", required=True, help="engine command (path, optionally with arguments)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="UCI option, repeatable (e.g. --option Hash=64)")

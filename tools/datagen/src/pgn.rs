@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
 use kiraly::openings::{parse_book_line, GameResult};
-use kiraly::search::MATE;
+use kiraly::score::MATE;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 

@@ -5,161 +5,134 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::{CommandFactory, Parser, Subcommand};
 use kiraly::eval::params::{KING_DANGER, PARAMS, VALUES};
 use tuner::data::Dataset;
 use tuner::model::{self, Train, THETA_LEN};
 use tuner::params_file::ParamsFile;
-use tuner::wdl_cli::{self, num};
+use tuner::wdl_cli::{self, at_least_one};
 use tuner::{freeze, DEFAULT_FREEZE};
 
-const HELP: &str = "\
-tuner: Texel tuning of Kiraly's evaluation (src/eval/params.rs)
-
-Usage: tuner --data FILE [--data FILE ...] [options]
-       tuner wdl --data FILE [...]   fit the win/draw/loss model of src/wdl.rs
-                                     (see 'tuner wdl --help')
-
-Input
-  --data FILE        datagen file, '<FEN> | <score cp> | <result>' per line,
-                     White's view (repeatable; only complete lines are read)
-  --limit N          use at most N positions in total (default: all)
-  --params PATH      params file to read and rewrite (default src/eval/params.rs);
-                     it must hold the values the tuner was built with
-Model
-  --k K              skip the fit of K and use this one
-  --lambda L         target = (1-L)*result + L*sigmoid(score) (default 0: results only)
-Optimiser (Adam)
-  --epochs N         passes over the data (default 20; 0 = only fit K / round trip)
-  --lr X             step size in centipawns (default 1.0)
-  --batch N          positions per step (default 16384; 0 = full batch)
-  --threads N        worker threads (default: RAYON_NUM_THREADS or all cores)
-  --seed N           shuffle seed (default 1)
-  --validation N     hold out the last N positions loaded (whole games, as
-                     datagen writes them) and report their loss every epoch
-  --l2 X             penalty X * sum((w - w_start)^2) on the loss, holding each
-                     weight near its starting value unless the data insist
-                     (default 0; try 1e-9 .. 1e-7)
-  --last-epoch       write the last epoch's weights; by default, with
-                     --validation, those of the epoch best on the held-out
-                     positions (early stopping)
-  --freeze SPEC      keep NAME, NAME[i], NAME[i].mg, NAME[i].eg, KING_DANGER or
-                     KING_DANGER[i] fixed (repeatable); MATERIAL[0].mg (the pawn's
-                     middlegame value, the scale anchor) is always frozen unless
-                     --no-default-freeze is given
-Output
-  --output PATH      write the tuned params.rs there (default: stdout)
-  --write-params     overwrite the --params file itself
-  -h, --help         this text
-
+const AFTER_HELP: &str = "\
 The prediction is 1 / (1 + 10^(-K * eval / 400)) with eval in centipawns from
 White's view; the loss is the mean squared error against the target. Tuned
 values are rounded to integers; names, lengths, order, comments and all other
-constants of params.rs are kept.
-";
+constants of params.rs are kept.";
 
+/// Texel tuning of Kiraly's evaluation (src/eval/params.rs)
+#[derive(Parser)]
+#[command(name = "tuner", after_help = AFTER_HELP)]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Tool>,
+    #[command(flatten)]
+    tune: Config,
+}
+
+#[derive(Subcommand)]
+enum Tool {
+    /// Fit the win/draw/loss model of src/wdl.rs (UCI_ShowWDL)
+    Wdl(wdl_cli::Config),
+}
+
+#[derive(clap::Args)]
 struct Config {
+    /// Datagen file, '<FEN> | <score cp> | <result>' per line, White's view
+    /// (repeatable; only complete lines are read)
+    #[arg(long, value_name = "FILE", help_heading = "Input")]
     data: Vec<PathBuf>,
+    /// Use at most N positions in total [default: all]
+    #[arg(long, value_name = "N", default_value_t = usize::MAX, hide_default_value = true,
+          value_parser = at_least_one, help_heading = "Input")]
     limit: usize,
+    /// Params file to read and rewrite; it must hold the values the tuner
+    /// was built with
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "src/eval/params.rs",
+        help_heading = "Input"
+    )]
     params: PathBuf,
+    /// Skip the fit of K and use this one
+    #[arg(long, value_parser = |t: &str| float(t, 1e-6, 100.0), help_heading = "Model")]
     k: Option<f64>,
+    /// Target = (1-L)*result + L*sigmoid(score); 0 trains on results only
+    #[arg(long, value_name = "L", default_value_t = 0.0,
+          value_parser = |t: &str| float(t, 0.0, 1.0), help_heading = "Model")]
     lambda: f64,
+    /// Passes over the data (0 = only fit K / round trip)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 20,
+        help_heading = "Optimiser (Adam)"
+    )]
     epochs: usize,
+    /// Step size in centipawns
+    #[arg(long, value_name = "X", default_value_t = 1.0,
+          value_parser = |t: &str| float(t, 0.0, 1e6), help_heading = "Optimiser (Adam)")]
     lr: f64,
+    /// Positions per step (0 = full batch)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 16384,
+        help_heading = "Optimiser (Adam)"
+    )]
     batch: usize,
+    /// Worker threads [default: RAYON_NUM_THREADS or all cores]
+    #[arg(long, value_name = "N", value_parser = at_least_one, help_heading = "Optimiser (Adam)")]
     threads: Option<usize>,
+    /// Shuffle seed
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        help_heading = "Optimiser (Adam)"
+    )]
     seed: u64,
+    /// Hold out the last N positions loaded (whole games, as datagen writes
+    /// them) and report their loss every epoch
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        help_heading = "Optimiser (Adam)"
+    )]
     validation: usize,
-    freeze: Vec<String>,
-    default_freeze: bool,
+    /// Penalty X * sum((w - w_start)^2) on the loss, holding each weight near
+    /// its starting value unless the data insist (try 1e-9 .. 1e-7)
+    #[arg(long, value_name = "X", default_value_t = 0.0,
+          value_parser = |t: &str| float(t, 0.0, 1.0), help_heading = "Optimiser (Adam)")]
     l2: f64,
-    keep_best: bool,
+    /// Write the last epoch's weights; by default, with --validation, those
+    /// of the epoch best on the held-out positions (early stopping)
+    #[arg(long, help_heading = "Optimiser (Adam)")]
+    last_epoch: bool,
+    /// Keep NAME, NAME[i], NAME[i].mg, NAME[i].eg, KING_DANGER or
+    /// KING_DANGER[i] fixed (repeatable); MATERIAL[0].mg (the pawn's
+    /// middlegame value, the scale anchor) is always frozen unless
+    /// --no-default-freeze is given
+    #[arg(long, value_name = "SPEC", help_heading = "Optimiser (Adam)")]
+    freeze: Vec<String>,
+    /// Let the tuner move MATERIAL[0].mg too
+    #[arg(long, help_heading = "Optimiser (Adam)")]
+    no_default_freeze: bool,
+    /// Write the tuned params.rs there [default: stdout]
+    #[arg(long, value_name = "PATH", help_heading = "Output")]
     output: Option<PathBuf>,
+    /// Overwrite the --params file itself
+    #[arg(long, help_heading = "Output")]
     write_params: bool,
 }
 
-enum Command {
-    Help,
-    Run(Config),
-}
-
-fn float(name: &str, value: &str, min: f64, max: f64) -> Result<f64, String> {
-    let x: f64 = num(name, value)?;
-    if x.is_finite() && x >= min && x <= max {
-        Ok(x)
-    } else {
-        Err(format!("{name}: '{value}' is not in {min}..={max}"))
+fn float(value: &str, min: f64, max: f64) -> Result<f64, String> {
+    match value.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= min && x <= max => Ok(x),
+        _ => Err(format!("expected a number in {min}..={max}")),
     }
-}
-
-fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String> {
-    let mut c = Config {
-        data: Vec::new(),
-        limit: usize::MAX,
-        params: PathBuf::from("src/eval/params.rs"),
-        k: None,
-        lambda: 0.0,
-        epochs: 20,
-        lr: 1.0,
-        batch: 16384,
-        threads: None,
-        seed: 1,
-        validation: 0,
-        freeze: Vec::new(),
-        default_freeze: true,
-        l2: 0.0,
-        keep_best: true,
-        output: None,
-        write_params: false,
-    };
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
-        match name.as_str() {
-            "-h" | "--help" => return Ok(Command::Help),
-            "--write-params" => c.write_params = true,
-            "--no-default-freeze" => c.default_freeze = false,
-            "--last-epoch" => c.keep_best = false,
-            _ => {
-                let value = match inline {
-                    Some(v) => v,
-                    None => args.next().ok_or_else(|| format!("{name} needs a value"))?,
-                };
-                match name.as_str() {
-                    "--data" => c.data.push(PathBuf::from(value)),
-                    "--limit" => c.limit = num(&name, &value)?,
-                    "--params" => c.params = PathBuf::from(value),
-                    "--output" => c.output = Some(PathBuf::from(value)),
-                    "--k" => c.k = Some(float(&name, &value, 1e-6, 100.0)?),
-                    "--lambda" => c.lambda = float(&name, &value, 0.0, 1.0)?,
-                    "--l2" => c.l2 = float(&name, &value, 0.0, 1.0)?,
-                    "--epochs" => c.epochs = num(&name, &value)?,
-                    "--lr" => c.lr = float(&name, &value, 0.0, 1e6)?,
-                    "--batch" => c.batch = num(&name, &value)?,
-                    "--threads" => {
-                        let n: usize = num(&name, &value)?;
-                        if n == 0 {
-                            return Err("--threads must be at least 1".into());
-                        }
-                        c.threads = Some(n);
-                    }
-                    "--seed" => c.seed = num(&name, &value)?,
-                    "--validation" => c.validation = num(&name, &value)?,
-                    "--freeze" => c.freeze.push(value),
-                    _ => return Err(format!("unknown option '{arg}'")),
-                }
-            }
-        }
-    }
-    if c.epochs > 0 && c.data.is_empty() {
-        return Err("--data is required (or --epochs 0 to only rewrite the file)".into());
-    }
-    if c.limit == 0 {
-        return Err("--limit must be at least 1".into());
-    }
-    Ok(Command::Run(c))
 }
 
 /// Checks that the file holds the layout and values the tuner was built with.
@@ -197,7 +170,7 @@ fn run(c: &Config) -> Result<(), String> {
     check_file(&file).map_err(|e| format!("{}: {e}", c.params.display()))?;
 
     let mut frozen = vec![false; THETA_LEN];
-    if c.default_freeze {
+    if !c.no_default_freeze {
         for spec in DEFAULT_FREEZE {
             freeze(&mut frozen, spec)?;
         }
@@ -273,7 +246,7 @@ fn run(c: &Config) -> Result<(), String> {
             lambda: c.lambda,
             frozen,
             l2: c.l2,
-            keep_best: c.keep_best,
+            keep_best: !c.last_epoch,
         };
         let start = Instant::now();
         let has_validation = !data.validation.is_empty();
@@ -339,14 +312,11 @@ fn run(c: &Config) -> Result<(), String> {
     Ok(())
 }
 
-/// `tuner wdl ...`: the win/draw/loss model fit.
-fn wdl_main(args: Vec<String>) -> ExitCode {
-    match wdl_cli::parse_args(args) {
-        Ok(wdl_cli::Command::Help) => {
-            print!("{}", wdl_cli::HELP);
-            ExitCode::SUCCESS
-        }
-        Ok(wdl_cli::Command::Run(config)) => match wdl_cli::run(&config) {
+fn main() -> ExitCode {
+    // Argument errors exit with status 2, --help with 0, as clap does.
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Tool::Wdl(config)) => match wdl_cli::run(&config) {
             Ok(report) => {
                 print!("{report}");
                 ExitCode::SUCCESS
@@ -356,33 +326,23 @@ fn wdl_main(args: Vec<String>) -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Err(message) => {
-            eprintln!("tuner wdl: {message}\nTry 'tuner wdl --help'.");
-            ExitCode::from(2)
-        }
-    }
-}
-
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("wdl") {
-        return wdl_main(args[1..].to_vec());
-    }
-    match parse_args(args) {
-        Ok(Command::Help) => {
-            print!("{HELP}");
-            ExitCode::SUCCESS
-        }
-        Ok(Command::Run(config)) => match run(&config) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(message) => {
-                eprintln!("tuner: {message}");
-                ExitCode::FAILURE
+        None => {
+            let c = cli.tune;
+            if c.epochs > 0 && c.data.is_empty() {
+                Cli::command()
+                    .error(
+                        clap::error::ErrorKind::MissingRequiredArgument,
+                        "--data is required (or --epochs 0 to only rewrite the file)",
+                    )
+                    .exit();
             }
-        },
-        Err(message) => {
-            eprintln!("tuner: {message}\nTry 'tuner --help'.");
-            ExitCode::from(2)
+            match run(&c) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(message) => {
+                    eprintln!("tuner: {message}");
+                    ExitCode::FAILURE
+                }
+            }
         }
     }
 }

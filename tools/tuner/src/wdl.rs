@@ -23,7 +23,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use kiraly::search::MATE_BOUND;
+use kiraly::score::MATE_BOUND;
 use kiraly::wdl::{material_count, model_input, poly, MATERIAL_MAX, MATERIAL_MIN};
 use rayon::prelude::*;
 use shakmaty::{Color, Position as _};

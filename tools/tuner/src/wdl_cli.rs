@@ -7,23 +7,8 @@ use std::time::Instant;
 
 use crate::wdl::{self, FitOptions, Model, Position};
 
-pub const HELP: &str = "\
-tuner wdl: fit the win/draw/loss model of src/wdl.rs (UCI_ShowWDL)
-
-Usage: tuner wdl --data FILE [--data FILE ...] [options]
-
-  --data FILE         datagen file, '<FEN> | <score cp> | <result>' per line,
-                      White's view (repeatable; only complete lines are read;
-                      positions with a mate score are skipped)
-  --limit N           use at most N positions in total (default: all)
-  --degree D          degree of the polynomials a(x) and b(x), 0..=3 (default 3)
-  --validation N      hold out the last N positions loaded (whole games, as
-                      datagen writes them): not fitted on, losses and the
-                      calibration tables are reported on them
-  --max-iterations N  Fisher-scoring steps at most (default 200)
-  --threads N         worker threads (default: RAYON_NUM_THREADS or all cores)
-  -h, --help          this text
-
+/// What `tuner wdl --help` adds after the options.
+const MODEL: &str = "\
 Model, from the side to move's view, score s in centipawns, material m
 (P=1, N=B=3, R=5, Q=9, both sides) and x = clamp(m, 17, 78) / 58:
   win  = 1 / (1 + exp((a(x) - s) / b(x)))
@@ -31,84 +16,51 @@ Model, from the side to move's view, score s in centipawns, material m
   draw = 1 - win - loss
 with a and b polynomials in x, fitted by maximum likelihood (mean
 multinomial log loss, Fisher scoring with a line search). The report goes to
-stdout, progress to stderr; it ends with the constants for src/wdl.rs.
-";
+stdout, progress to stderr; it ends with the constants for src/wdl.rs.";
 
-/// Settings of `tuner wdl`.
-#[derive(Clone, Debug, PartialEq)]
+/// Settings of `tuner wdl`: fit the win/draw/loss model of src/wdl.rs
+/// (UCI_ShowWDL).
+#[derive(Clone, Debug, PartialEq, clap::Args)]
+#[command(after_help = MODEL)]
 pub struct Config {
+    /// Datagen file, '<FEN> | <score cp> | <result>' per line, White's view
+    /// (repeatable; only complete lines are read; positions with a mate
+    /// score are skipped)
+    #[arg(long, value_name = "FILE", required = true)]
     pub data: Vec<PathBuf>,
+    /// Use at most N positions in total [default: all]
+    #[arg(long, value_name = "N", default_value_t = usize::MAX, hide_default_value = true,
+          value_parser = at_least_one)]
     pub limit: usize,
+    /// Degree of the polynomials a(x) and b(x) (the engine holds a cubic at most)
+    #[arg(long, value_name = "D", default_value_t = 3, value_parser = degree)]
     pub degree: usize,
+    /// Hold out the last N positions loaded (whole games, as datagen writes
+    /// them): not fitted on, losses and the calibration tables are reported
+    /// on them
+    #[arg(long, value_name = "N", default_value_t = 0)]
     pub validation: usize,
+    /// Fisher-scoring steps at most
+    #[arg(long, value_name = "N", default_value_t = 200)]
     pub max_iterations: usize,
+    /// Worker threads [default: RAYON_NUM_THREADS or all cores]
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
     pub threads: Option<usize>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum Command {
-    Help,
-    Run(Config),
+/// A count of 1 or more (shared with the tuner's own arguments).
+pub fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("expected a whole number, at least 1".into()),
+    }
 }
 
-/// Parses one option value, naming the option in the error (shared with
-/// the tuner's own arguments).
-pub fn num<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
-    value
-        .parse::<T>()
-        .map_err(|_| format!("{name}: bad value '{value}'"))
-}
-
-/// Parses the arguments after `wdl`.
-pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String> {
-    let mut c = Config {
-        data: Vec::new(),
-        limit: usize::MAX,
-        degree: 3,
-        validation: 0,
-        max_iterations: 200,
-        threads: None,
-    };
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
-        if name == "-h" || name == "--help" {
-            return Ok(Command::Help);
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => match name.as_str() {
-                "--data" | "--limit" | "--degree" | "--validation" | "--max-iterations"
-                | "--threads" => args.next().ok_or_else(|| format!("{name} needs a value"))?,
-                _ => return Err(format!("unknown option '{arg}'")),
-            },
-        };
-        match name.as_str() {
-            "--data" => c.data.push(PathBuf::from(value)),
-            "--limit" => c.limit = num(&name, &value)?,
-            "--degree" => c.degree = num(&name, &value)?,
-            "--validation" => c.validation = num(&name, &value)?,
-            "--max-iterations" => c.max_iterations = num(&name, &value)?,
-            "--threads" => c.threads = Some(num(&name, &value)?),
-            _ => return Err(format!("unknown option '{arg}'")),
-        }
+fn degree(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(d) if d <= 3 => Ok(d),
+        _ => Err("expected 0..=3 (the engine holds a cubic at most)".into()),
     }
-    if c.data.is_empty() {
-        return Err("--data is required".into());
-    }
-    if c.degree > 3 {
-        return Err("--degree must be 0..=3 (the engine holds a cubic at most)".into());
-    }
-    if c.limit == 0 {
-        return Err("--limit must be at least 1".into());
-    }
-    if c.threads == Some(0) {
-        return Err("--threads must be at least 1".into());
-    }
-    Ok(Command::Run(c))
 }
 
 /// Score bucket edges (centipawns, side to move) of the calibration table.
@@ -288,24 +240,37 @@ pub fn run(c: &Config) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        config: Config,
+    }
+
+    fn parse(s: &str) -> Result<Config, clap::Error> {
+        Cli::try_parse_from(std::iter::once("wdl").chain(s.split_whitespace())).map(|c| c.config)
     }
 
     #[test]
     fn parses_arguments() {
-        let Ok(Command::Run(c)) = parse_args(args(
-            "--data a.txt --data=b.txt --degree 1 --validation 500 --limit 9 --threads 2",
-        )) else {
-            panic!("not parsed");
-        };
+        let c =
+            parse("--data a.txt --data=b.txt --degree 1 --validation 500 --limit 9 --threads 2")
+                .expect("parsed");
         assert_eq!(c.data, vec![PathBuf::from("a.txt"), PathBuf::from("b.txt")]);
         assert_eq!(
             (c.degree, c.validation, c.limit, c.threads),
             (1, 500, 9, Some(2))
         );
-        assert_eq!(parse_args(args("--data x -h")), Ok(Command::Help));
+        let c = parse("--data a").expect("parsed");
+        assert_eq!(
+            (c.degree, c.validation, c.limit, c.max_iterations, c.threads),
+            (3, 0, usize::MAX, 200, None)
+        );
+        assert_eq!(
+            parse("--data x -h").map_err(|e| e.kind()).err(),
+            Some(clap::error::ErrorKind::DisplayHelp)
+        );
         for bad in [
             "",
             "--data",
@@ -315,7 +280,11 @@ mod tests {
             "--data a --bogus",
             "--data a --degree x",
         ] {
-            assert!(parse_args(args(bad)).is_err(), "{bad}");
+            let kind = parse(bad).map_err(|e| e.kind()).err();
+            assert!(
+                kind.is_some() && kind != Some(clap::error::ErrorKind::DisplayHelp),
+                "{bad}"
+            );
         }
     }
 }
