@@ -30,8 +30,11 @@ test-engine:
 	$(CARGO) test --release --workspace
 
 # The match and suite tests play real games with the engine just built.
+# datagen converts the match runner's PGNs (tools/test_datagen_pgn.py).
 test-tools: all $(VENV)/installed
-	MATCH_ENGINE="$(abspath $(EXE))" $(VENV_PYTHON) -m unittest discover -s tools -p 'test_*.py'
+	$(CARGO) build --release -p datagen
+	MATCH_ENGINE="$(abspath $(EXE))" DATAGEN_BIN="$(abspath target/release/datagen)" \
+		$(VENV_PYTHON) -m unittest discover -s tools -p 'test_*.py'
 
 # lichess-bot (python-chess), UCI option grammar, OpenBench commands.
 test-ecosystem: all $(VENV)/installed
