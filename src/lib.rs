@@ -11,6 +11,7 @@ pub mod faults;
 pub mod history;
 pub mod movegen;
 pub mod movepick;
+pub mod nnue;
 pub mod openings;
 pub mod options;
 pub mod perft;
