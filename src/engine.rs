@@ -22,7 +22,6 @@ use crate::time::{budget_for_clock, budget_for_movetime, Clock};
 use crate::tt::TranspositionTable;
 use crate::uci::{report_problem, send, Command, GoParams, PositionSpec};
 
-const ENGINE_NAME: &str = concat!("Kiraly ", env!("CARGO_PKG_VERSION"));
 const ENGINE_AUTHOR: &str = "the Kiraly developers";
 
 /// The search in progress, as the controller steers it.
@@ -91,7 +90,7 @@ impl Engine {
     pub fn handle(&mut self, command: Command) -> bool {
         match command {
             Command::Uci => {
-                send(&format!("id name {ENGINE_NAME}"));
+                send(&format!("id name {}", crate::build_info::NAME));
                 send(&format!("id author {ENGINE_AUTHOR}"));
                 for line in options::declarations() {
                     send(&line);
