@@ -38,6 +38,8 @@ triple_of() {
     esac
 }
 
+os_title() { [ "$1" = windows ] && echo Windows || echo Linux; }
+
 exe_suffix() { [ "$1" = windows ] && echo .exe || true; }
 
 # Where the binary of a system and level lands.
@@ -91,7 +93,7 @@ for os in $SYSTEMS; do
         cp "$(binary_path "$os" "$level")" "$dir/$file"
         cp README.md LICENSE "$dir/"
         sed -e "s/@VERSION@/$VERSION/g" -e "s/@LEVEL@/$level/g" -e "s/@FILE@/$file/g" \
-            -e "s/@OS@/$os/g" tools/release/WHICH-BINARY.txt > "$dir/WHICH-BINARY.txt"
+            -e "s/@OS@/$(os_title "$os")/g" tools/release/WHICH-BINARY.txt > "$dir/WHICH-BINARY.txt"
         if [ "$os" = windows ]; then
             # Notepad before Windows 10 shows a text with bare LF on one line.
             sed -i 's/$/\r/' "$dir/WHICH-BINARY.txt"
