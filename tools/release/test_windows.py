@@ -3,8 +3,9 @@
     python3 tools/release/test_windows.py PATH/TO/kiraly.exe
 
 `make test-release` builds the portable Windows binary and runs this. It
-finds Wine as $WINE, `wine64` on PATH, Debian's /usr/lib/wine/wine64 or
-`wine` on PATH; without any it prints SKIPPED and why, and exits 0. The Wine
+finds Wine as $WINE when set, else as `wine64` on PATH, Debian's
+/usr/lib/wine/wine64 or `wine` on PATH; without any it prints SKIPPED and
+why, and exits 0. The Wine
 prefix lives in target/wineprefix (its first creation takes 20-40 s).
 
 The checks, each with Windows line endings (`\\r\\n`) as Windows GUIs send:
@@ -51,8 +52,11 @@ WINE = None
 
 def find_wine():
     """The Wine loader to run a 64-bit Windows program with, or None."""
-    candidates = [os.environ.get("WINE"), shutil.which("wine64"), "/usr/lib/wine/wine64",
-                  shutil.which("wine")]
+    if "WINE" in os.environ:
+        # Set, it is the only choice: WINE=none runs nothing (and says so).
+        candidates = [os.environ["WINE"]]
+    else:
+        candidates = [shutil.which("wine64"), "/usr/lib/wine/wine64", shutil.which("wine")]
     for c in candidates:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
