@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod build_info;
 pub mod correction;
 pub mod engine;
 pub mod eval;
