@@ -65,6 +65,10 @@ impl Default for Engine {
 
 impl Engine {
     pub fn new() -> Engine {
+        // The evaluation's switches are process-wide: a new engine starts
+        // from the defaults (the hand-crafted evaluation, the built-in net).
+        crate::nnue::set_enabled(false);
+        crate::nnue::set_network(None);
         let options = Options::default();
         let threads = options.threads;
         let tt = TranspositionTable::new(options.hash_mb)
@@ -207,6 +211,41 @@ impl Engine {
             OptionChange::SyzygyPath(path) => self.load_tablebases(path),
             OptionChange::SyzygyProbeDepth(depth) => self.options.syzygy_probe_depth = depth,
             OptionChange::Syzygy50MoveRule(on) => self.options.syzygy_50_move_rule = on,
+            OptionChange::UseNnue(on) => {
+                if on != crate::nnue::enabled() {
+                    crate::nnue::set_enabled(on);
+                    // The table caches static evaluations of the other kind.
+                    self.clear_tt();
+                }
+            }
+            OptionChange::EvalFile(path) => self.load_net(&path),
+        }
+    }
+
+    /// `EvalFile`: the built-in net for `<embedded>`, else a net file. A file
+    /// that cannot be used is reported and the current net kept.
+    fn load_net(&mut self, path: &str) {
+        let net = if path == crate::nnue::EMBEDDED_NAME {
+            None
+        } else {
+            match crate::nnue::load_file(path) {
+                Ok(net) => Some(net),
+                Err(message) => {
+                    return report_problem(&format!("EvalFile {message}; keeping the current net"))
+                }
+            }
+        };
+        crate::nnue::set_network(net);
+        if let Some(net) = crate::nnue::current() {
+            send(&format!(
+                "info string EvalFile {path}: net {:016x}, (768x{} -> {})x2 -> 1",
+                net.hash,
+                crate::nnue::BUCKETS,
+                crate::nnue::HIDDEN
+            ));
+        }
+        if crate::nnue::enabled() {
+            self.clear_tt();
         }
     }
 

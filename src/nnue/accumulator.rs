@@ -144,11 +144,7 @@ mod tests {
     }
 
     fn position(fen: &str) -> Chess {
-        let fen: Fen = fen.parse().unwrap();
-        fen.clone()
-            .into_position(CastlingMode::Standard)
-            .or_else(|_| fen.into_position(CastlingMode::Chess960))
-            .unwrap()
+        crate::openings::parse_book_line(fen).unwrap()
     }
 
     /// Plays pseudo-random games (captures preferred, so material changes)
