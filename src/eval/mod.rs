@@ -286,13 +286,27 @@ impl Evaluator {
 /// fade towards the fifty-move rule (so the table's clock-free caching of
 /// evaluations holds for both).
 pub fn evaluate_nnue(net: &crate::nnue::Network, pos: &Chess) -> i32 {
+    match crate::nnue::Accumulator::refresh(net, pos.board()) {
+        Some(acc) => evaluate_nnue_from(net, &acc, pos),
+        None => 0,
+    }
+}
+
+/// `evaluate_nnue` with the accumulator of `pos` at hand (the search keeps
+/// one per ply, updated move by move).
+#[inline]
+pub fn evaluate_nnue_from(
+    net: &crate::nnue::Network,
+    acc: &crate::nnue::Accumulator,
+    pos: &Chess,
+) -> i32 {
     let dead = (pos.board().pawns() | pos.board().rooks() | pos.board().queens()).is_empty()
         && pos.has_insufficient_material(Color::White)
         && pos.has_insufficient_material(Color::Black);
     if dead {
         return 0;
     }
-    let raw = crate::nnue::accumulator::evaluate(net, pos);
+    let raw = acc.evaluate(net, pos.turn());
     // Keep clear of mate and tablebase scores.
     let raw = raw.clamp(
         -crate::score::TB_WIN_BOUND + 1,

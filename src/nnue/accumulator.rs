@@ -9,7 +9,7 @@ use super::{Network, BUCKET_LAYOUT, HIDDEN};
 
 /// Both sides' accumulators (indexed by `Color as usize`: Black 0, White 1,
 /// as shakmaty orders colours) and how each side viewed the board.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
 pub struct Accumulator {
     pub values: [[i16; HIDDEN]; 2],
@@ -31,6 +31,12 @@ fn sub(acc: &mut [i16; HIDDEN], column: &[i16; HIDDEN]) {
 }
 
 impl Accumulator {
+    /// A placeholder for stack entries before their first use.
+    pub const EMPTY: Accumulator = Accumulator {
+        values: [[0; HIDDEN]; 2],
+        views: [View::NONE; 2],
+    };
+
     /// Both sides computed from the board. `None` when a king is missing
     /// (never in a legal position).
     pub fn refresh(net: &Network, board: &Board) -> Option<Accumulator> {
@@ -67,7 +73,7 @@ impl Accumulator {
         delta: &Delta,
         mover: Color,
     ) -> Accumulator {
-        let mut next = self.clone();
+        let mut next = *self;
         for color in [Color::Black, Color::White] {
             let side = color as usize;
             if color == mover {

@@ -24,6 +24,13 @@ pub struct View {
 }
 
 impl View {
+    /// No view yet (an accumulator never computed).
+    pub const NONE: View = View {
+        perspective: Color::White,
+        mirrored: false,
+        bucket: usize::MAX,
+    };
+
     /// The view of `perspective` whose king stands on `king`.
     #[inline]
     pub fn new(perspective: Color, king: Square, layout: &BucketLayout) -> View {
