@@ -113,7 +113,9 @@ fn each_game_has_one_result() {
         std::fs::remove_file(&path).unwrap();
         let results: std::collections::HashSet<String> =
             text.lines().map(|l| check_line(l).result).collect();
-        assert!(results.len() <= 1, "seed {seed}: results {results:?}");
+        // An empty file would have no result at all: a game always leaves
+        // some positions.
+        assert_eq!(results.len(), 1, "seed {seed}: results {results:?}");
     }
 }
 
@@ -144,6 +146,8 @@ fn refuses_to_overwrite_without_append() {
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
     assert!(text.starts_with("keep me\n"));
+    // The appended game is there, not only the kept line.
+    assert!(text.lines().count() > 1, "nothing appended: {text:?}");
     for line in text.lines().skip(1) {
         check_line(line);
     }
