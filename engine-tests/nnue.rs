@@ -82,6 +82,15 @@ fn use_nnue_switches_the_evaluation_the_search_uses() {
     );
 }
 
+/// The hash of the net in use, from `eval`'s NNUE section.
+fn net_in_use(lines: &[String]) -> String {
+    lines
+        .iter()
+        .find_map(|l| l.strip_prefix("NNUE derived piece values (net "))
+        .map(|rest| rest[..16].to_string())
+        .unwrap_or_else(|| panic!("no NNUE section: {lines:#?}"))
+}
+
 #[test]
 fn eval_file_loads_or_keeps_the_current_net() {
     let dir = std::env::temp_dir().join(format!("kiraly-nnue-test-{}", std::process::id()));
@@ -93,38 +102,55 @@ fn eval_file_loads_or_keeps_the_current_net() {
     other[16] = 32; // another hidden width
     let wrong = dir.join("wrong.nnue");
     std::fs::write(&wrong, &other).unwrap();
-    let copy = dir.join("copy.nnue");
-    std::fs::write(&copy, &good).unwrap();
+    // Another valid net: one feature weight changed, the hash made anew.
+    let header = kiraly::nnue::network::HEADER_BYTES;
+    let mut changed = good.clone();
+    changed[header + 10] = changed[header + 10].wrapping_add(3);
+    let hash = kiraly::nnue::network::fnv1a(&changed[header..]);
+    changed[68..76].copy_from_slice(&hash.to_le_bytes());
+    let changed_path = dir.join("changed.nnue");
+    std::fs::write(&changed_path, &changed).unwrap();
+    let built_in = format!("{:016x}", kiraly::nnue::network::fnv1a(&good[header..]));
+    let new = format!("{hash:016x}");
 
-    let position = "position startpos moves e2e4 e7e5\n";
-    let reference = engine(&format!(
-        "setoption name Use NNUE value true\n{position}go depth 1\nisready\nquit\n"
-    ));
     let lines = engine(&format!(
         "setoption name Use NNUE value true\n\
+         position startpos\neval\n\
+         setoption name EvalFile value {}\neval\n\
          setoption name EvalFile value /nonexistent/net.nnue\n\
          setoption name EvalFile value {}\n\
          setoption name EvalFile value {}\n\
-         {position}go depth 1\nisready\n\
-         setoption name EvalFile value {}\n\
-         setoption name EvalFile value <embedded>\n\
+         setoption name EvalFile value Cargo.toml\n\
+         eval\ngo depth 1\nisready\n\
+         setoption name EvalFile value <embedded>\neval\n\
          isready\nquit\n",
+        changed_path.display(),
         truncated.display(),
         wrong.display(),
-        copy.display()
     ));
+    let evals: Vec<&[String]> = lines
+        .split(|l| l.starts_with("Final evaluation"))
+        .skip(1)
+        .collect();
+    assert_eq!(evals.len(), 4, "{lines:#?}");
+    let in_use: Vec<String> = evals.iter().map(|e| net_in_use(e)).collect();
+    // Built in, the changed file, still the changed file after four refused
+    // files, built in again.
+    assert_eq!(in_use, vec![built_in.clone(), new.clone(), new, built_in]);
     let strings: Vec<&String> = lines
         .iter()
         .filter(|l| l.starts_with("info string"))
         .collect();
-    assert_eq!(strings.len(), 5, "{lines:#?}");
+    assert_eq!(strings.len(), 4, "{lines:#?}");
     assert!(strings[0].contains("cannot read") && strings[0].contains("keeping the current net"));
     assert!(strings[1].contains("truncated"), "{}", strings[1]);
     assert!(strings[2].contains("wrong architecture"), "{}", strings[2]);
-    assert!(strings[3].contains("copy.nnue: net "), "{}", strings[3]);
-    assert!(strings[4].contains("<embedded>: net "), "{}", strings[4]);
-    // The refused files left the built-in net in place: same search.
-    assert_eq!(depth_one_score(&lines), depth_one_score(&reference));
+    assert!(
+        strings[3].contains("not a Kiraly network"),
+        "{}",
+        strings[3]
+    );
+    assert!(lines.iter().any(|l| l.starts_with("bestmove ")));
     assert_eq!(lines.iter().filter(|l| *l == "readyok").count(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }

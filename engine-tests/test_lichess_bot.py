@@ -258,7 +258,8 @@ class LichessBotStyle(unittest.TestCase):
             self.assertIs(eng["draw_or_resign"][key], False, key)
         self.assertEqual(list(eng["uci_options"]), ["Hash", "Threads", "Move Overhead", "SyzygyPath",
                                                     "SyzygyProbeDepth", "Syzygy50MoveRule",
-                                                    "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo"])
+                                                    "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo",
+                                                    "Use NNUE", "EvalFile"])
 
         engine = chess.engine.SimpleEngine.popen_uci([path], timeout=10.0, setpgrp=True)
         self.engines.append(engine)

@@ -235,15 +235,9 @@ impl Engine {
                 }
             }
         };
+        // Silent on success, like every other option (GUIs set them all at
+        // start-up); `eval` names the net in use by its hash.
         crate::nnue::set_network(net);
-        if let Some(net) = crate::nnue::current() {
-            send(&format!(
-                "info string EvalFile {path}: net {:016x}, (768x{} -> {})x2 -> 1",
-                net.hash,
-                crate::nnue::BUCKETS,
-                crate::nnue::HIDDEN
-            ));
-        }
         if crate::nnue::enabled() {
             self.clear_tt();
         }

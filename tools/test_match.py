@@ -350,12 +350,12 @@ class TestSuiteLogic(unittest.TestCase):
 
 
 class TestDocumentedFiles(unittest.TestCase):
-    """The examples in tools/README.md and the tools' --help run from a fresh
+    """The examples in docs/tools.md and the tools' --help run from a fresh
     clone: every file they name is in the repository."""
 
     def test_example_files_exist(self):
         named = []
-        for doc in ("README.md", "match.py", "suite.py"):
+        for doc in ("../docs/tools.md", "match.py", "suite.py"):
             with open(os.path.join(HERE, doc)) as f:
                 text = f.read()
             named += re.findall(r"(?:file=|--suite |--book )((?:tools|engine-tests)/[\w./-]+)", text)
@@ -366,7 +366,8 @@ class TestDocumentedFiles(unittest.TestCase):
     def test_no_machine_paths(self):
         # The developers' data folder, which a user does not have.
         pattern = re.compile(r"/work/|\.\./shared/")
-        for doc in ("README.md", "match.py", "suite.py", "calibrate_strength.sh", "stress.sh"):
+        for doc in ("../docs/tools.md", "../docs/data.md", "match.py", "suite.py",
+                    "calibrate_strength.sh", "stress.sh"):
             with open(os.path.join(HERE, doc)) as f:
                 found = [f"{doc}:{n}: {line.strip()}" for n, line in enumerate(f, 1) if pattern.search(line)]
             self.assertEqual(found, [])
