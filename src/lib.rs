@@ -18,6 +18,7 @@ pub mod replay;
 pub mod score;
 pub mod search;
 pub mod see;
+pub mod stack;
 pub mod strength;
 pub mod tb;
 pub mod threadpool;

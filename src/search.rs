@@ -21,6 +21,7 @@ use crate::movegen::noisy_moves;
 use crate::movepick::{OrderingContext, ScoredMoves};
 use crate::score::{from_tt, mate_in, mated_in, to_tt, TB_WIN_BOUND};
 use crate::see::see_ge;
+use crate::stack::Stack;
 use crate::strength::{Noise, StrengthLimit, CANDIDATE_LINES};
 use crate::time::{IterationTimer, TimeBudget};
 use crate::tt::{unpack_move, Bound, PackedMove, TranspositionTable, TtHit};
@@ -277,52 +278,78 @@ fn bound_cuts(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
     }
 }
 
-pub struct Searcher {
-    pub thread_id: usize,
-    /// Whether this thread prints `info` lines.
-    pub verbose: bool,
-    pub nodes: u64,
+/// What a search thread learns about moves and the evaluation: kept from
+/// search to search, forgotten at `ucinewgame`.
+struct Histories {
+    butterfly: History,
+    continuation: ContinuationHistory,
+    captures: CaptureHistory,
+    counter_moves: CounterMoves,
+    correction: CorrectionHistory,
+}
+
+impl Histories {
+    fn new() -> Histories {
+        Histories {
+            butterfly: History::new(),
+            continuation: ContinuationHistory::new(),
+            captures: CaptureHistory::new(),
+            counter_moves: CounterMoves::new(),
+            correction: CorrectionHistory::new(),
+        }
+    }
+}
+
+/// The root of the search in progress, and how it is searched.
+struct RootState {
+    /// Keys of the positions before the root: the first `keys_len` of
+    /// `Searcher::keys`.
+    keys_len: usize,
+    /// Depth of the iteration in progress; extensions stop at twice it.
+    depth: i32,
+    /// Nodes spent under each root move in this search, by `from * 64 + to`.
+    move_nodes: Box<[u64; 64 * 64]>,
+    /// The main thread's factor on the soft time limit, from how settled
+    /// the iterations look (see `time::IterationTimer`).
+    soft_scale: f64,
+    /// The best move of the iteration so far (of the last one, before the
+    /// first move is searched).
+    best: Option<Move>,
+    /// Root moves left out of this search: the moves of the MultiPV lines
+    /// already found in this iteration.
+    excluded: Vec<Move>,
+    /// False for `go mate`, which asks for a proof: the unsound prunings
+    /// (null move, futility, reductions) are then left out, as they can hide
+    /// a mate behind a zugzwang.
+    selective: bool,
+}
+
+/// What a thread counts while it searches, and whether it must stop.
+struct Counters {
+    nodes: u64,
+    /// Nodes not yet added to `Signals::nodes`.
     unflushed: u64,
     /// Nodes after which the search stops: `go nodes`, or the budget of a
     /// limited strength once the first iteration has a move to choose.
     node_limit: u64,
     seldepth: usize,
     stopped: bool,
+}
+
+pub struct Searcher {
+    pub thread_id: usize,
+    /// Whether this thread prints `info` lines.
+    pub verbose: bool,
+    tables: Histories,
+    root: RootState,
+    counts: Counters,
+    /// The current line, ply by ply.
+    stack: Stack,
+    /// Keys of the positions of the game and of the current line, oldest
+    /// first, for repetitions.
     keys: Vec<u64>,
-    root_keys_len: usize,
-    pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
-    pv_len: [usize; MAX_PLY + 1],
-    killers: [[Option<Move>; 2]; MAX_PLY + 1],
-    history: History,
-    continuation: ContinuationHistory,
-    captures: CaptureHistory,
-    counters: CounterMoves,
-    correction: CorrectionHistory,
-    /// The (piece, to) index of the move played at each ply of the current
-    /// line; `None` for a null move.
-    played: [Option<usize>; MAX_PLY + 1],
-    /// The static evaluation at each ply of the current line
-    /// (`-INFINITY` in check), to tell whether the side to move is improving.
-    evals: [i32; MAX_PLY + 1],
-    /// The move left out at each ply by a singular-extension search.
-    excluded: [Option<Move>; MAX_PLY + 1],
-    /// Depth of the iteration in progress; extensions stop at twice it.
-    root_depth: i32,
-    /// Nodes spent under each root move in this search, by `from * 64 + to`.
-    root_move_nodes: Box<[u64; 64 * 64]>,
-    /// The main thread's factor on the soft time limit, from how settled
-    /// the iterations look (see `time::IterationTimer`).
-    soft_scale: f64,
     /// Static evaluation with this thread's pawn hash table.
     evaluator: Evaluator,
-    root_best: Option<Move>,
-    /// Root moves left out of this search: the moves of the MultiPV lines
-    /// already found in this iteration.
-    root_excluded: Vec<Move>,
-    /// False for `go mate`, which asks for a proof: the unsound prunings
-    /// (null move, futility, reductions) are then left out, as they can hide
-    /// a mate behind a zugzwang.
-    selective: bool,
     /// The last `info` line sent, to repeat after `ponderhit` (a GUI drops
     /// the lines sent while pondering).
     pub last_report: String,
@@ -333,63 +360,59 @@ impl Searcher {
         Searcher {
             thread_id,
             verbose: thread_id == 0,
-            nodes: 0,
-            unflushed: 0,
-            node_limit: u64::MAX,
-            seldepth: 0,
-            stopped: false,
+            tables: Histories::new(),
+            root: RootState {
+                keys_len: 0,
+                depth: 0,
+                move_nodes: Box::new([0; 64 * 64]),
+                soft_scale: 1.0,
+                best: None,
+                excluded: Vec::with_capacity(256),
+                selective: true,
+            },
+            counts: Counters {
+                nodes: 0,
+                unflushed: 0,
+                node_limit: u64::MAX,
+                seldepth: 0,
+                stopped: false,
+            },
+            stack: Stack::new(),
             keys: Vec::with_capacity(1024),
-            root_keys_len: 0,
-            pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
-            pv_len: [0; MAX_PLY + 1],
-            killers: [[None; 2]; MAX_PLY + 1],
-            history: History::new(),
-            continuation: ContinuationHistory::new(),
-            captures: CaptureHistory::new(),
-            counters: CounterMoves::new(),
-            correction: CorrectionHistory::new(),
-            played: [None; MAX_PLY + 1],
-            evals: [-INFINITY; MAX_PLY + 1],
-            excluded: [None; MAX_PLY + 1],
-            root_depth: 0,
-            root_move_nodes: Box::new([0; 64 * 64]),
-            soft_scale: 1.0,
             evaluator: Evaluator::new(),
-            root_best: None,
-            root_excluded: Vec::with_capacity(256),
-            selective: true,
             last_report: String::new(),
         }
     }
 
+    /// Nodes this thread searched in its last search.
+    pub fn nodes(&self) -> u64 {
+        self.counts.nodes
+    }
+
     /// Forgets what was learned in earlier games (`ucinewgame`).
     pub fn clear(&mut self) {
-        self.history = History::new();
-        self.continuation = ContinuationHistory::new();
-        self.captures = CaptureHistory::new();
-        self.counters = CounterMoves::new();
-        self.correction = CorrectionHistory::new();
-        self.killers = [[None; 2]; MAX_PLY + 1];
+        self.tables = Histories::new();
+        self.stack.clear_killers();
     }
 
     /// Iterative deepening from `root`. Returns the best move found (`None`
     /// only when the root has no legal move).
     pub fn think(&mut self, root: &Board, ctx: &SearchContext) -> SearchResult {
         crate::faults::maybe_panic(self.thread_id);
-        self.nodes = 0;
-        self.unflushed = 0;
-        self.node_limit = ctx.limits.nodes.unwrap_or(u64::MAX);
-        self.stopped = false;
-        self.root_best = None;
-        self.root_move_nodes.fill(0);
-        self.soft_scale = 1.0;
-        self.selective = ctx.limits.mate.is_none();
+        self.counts.nodes = 0;
+        self.counts.unflushed = 0;
+        self.counts.node_limit = ctx.limits.nodes.unwrap_or(u64::MAX);
+        self.counts.stopped = false;
+        self.root.best = None;
+        self.root.move_nodes.fill(0);
+        self.root.soft_scale = 1.0;
+        self.root.selective = ctx.limits.mate.is_none();
         self.last_report.clear();
-        self.history.age();
-        self.killers = [[None; 2]; MAX_PLY + 1];
+        self.tables.butterfly.age();
+        self.stack.clear_killers();
         self.keys.clear();
         self.keys.extend_from_slice(ctx.history);
-        self.root_keys_len = self.keys.len();
+        self.root.keys_len = self.keys.len();
 
         let mut root_moves = root.pos.legal_moves();
         if !ctx.limits.searchmoves.is_empty() {
@@ -430,22 +453,26 @@ impl Searcher {
         let mut depth = first_depth.min(max_depth);
         let mut timer = IterationTimer::default();
         while depth <= max_depth {
-            self.seldepth = 0;
+            self.counts.seldepth = 0;
             let score = self.aspiration_search(root, depth, result.score, ctx);
-            if let Some(best) = self.root_best {
+            if let Some(best) = self.root.best {
                 // Also after an interrupted iteration: the root best move is
                 // only replaced by a move whose search completed.
                 result.best = Some(best);
             }
-            if self.stopped {
+            if self.counts.stopped {
                 break;
             }
             result.score = score;
             result.depth = depth;
             if let Some(best) = result.best {
                 let key = root_move_key(best);
-                self.soft_scale =
-                    timer.update(key, score, self.root_move_nodes[key as usize], self.nodes);
+                self.root.soft_scale = timer.update(
+                    key,
+                    score,
+                    self.root.move_nodes[key as usize],
+                    self.counts.nodes,
+                );
             }
             if self.verbose {
                 self.report(depth, score, ctx);
@@ -459,22 +486,19 @@ impl Searcher {
         // The root PV row is rewritten whenever the root best move changes,
         // also in an interrupted iteration, so its second move is a legal
         // reply to the best move whenever the row starts with it.
-        if self.pv_len[0] > 1 && self.pv[0][0] == result.best {
-            result.ponder = self.pv[0][1];
+        let root_line = &self.stack[0];
+        if root_line.pv_len > 1 && root_line.pv[0] == result.best {
+            result.ponder = root_line.pv[1];
         }
         if result.ponder.is_none() {
             result.ponder = result.best.and_then(|m| self.ponder_from_tt(root, m, ctx));
         }
-        if self.pv_len[0] > 0 && self.pv[0][0] == result.best {
-            result.pv = self.pv[0][..self.pv_len[0]]
-                .iter()
-                .flatten()
-                .copied()
-                .collect();
+        if self.stack[0].pv_len > 0 && self.stack[0].pv[0] == result.best {
+            result.pv = self.stack.root_pv().collect();
         } else {
             result.pv = result.best.into_iter().chain(result.ponder).collect();
         }
-        result.seldepth = self.seldepth.max(result.depth as usize);
+        result.seldepth = self.counts.seldepth.max(result.depth as usize);
         result
     }
 
@@ -495,34 +519,30 @@ impl Searcher {
         let mut reported_best = None;
         let mut depth = 1;
         while depth <= max_depth {
-            self.seldepth = 0;
+            self.counts.seldepth = 0;
             let mut found: Vec<RootLine> = Vec::with_capacity(wanted);
             for k in 0..wanted {
-                self.root_excluded.clear();
-                self.root_excluded.extend(found.iter().map(|l| l.pv[0]));
+                self.root.excluded.clear();
+                self.root.excluded.extend(found.iter().map(|l| l.pv[0]));
                 let previous = lines.get(k);
-                self.root_best = previous.map(|l| l.pv[0]);
+                self.root.best = previous.map(|l| l.pv[0]);
                 let score =
                     self.aspiration_search(root, depth, previous.map_or(0, |l| l.score), ctx);
                 if k == 0 {
-                    if let Some(best) = self.root_best {
+                    if let Some(best) = self.root.best {
                         result.best = Some(best);
                     }
                 }
-                if self.stopped {
+                if self.counts.stopped {
                     break;
                 }
-                let pv: Vec<Move> = self.pv[0][..self.pv_len[0]]
-                    .iter()
-                    .flatten()
-                    .copied()
-                    .collect();
+                let pv: Vec<Move> = self.stack.root_pv().collect();
                 match pv.first() {
                     Some(_) => found.push(RootLine { score, pv }),
                     None => break,
                 }
             }
-            self.root_excluded.clear();
+            self.root.excluded.clear();
             if found.len() < wanted {
                 // An interrupted iteration: keep the complete lines of the
                 // last iteration, but a finished first line is the better
@@ -540,7 +560,7 @@ impl Searcher {
             if let Some(limit) = ctx.limits.strength {
                 // The budget of a weak level never cuts the first iteration:
                 // there must be lines to choose among.
-                self.node_limit = self.node_limit.min(limit.nodes);
+                self.counts.node_limit = self.counts.node_limit.min(limit.nodes);
             }
             result.score = lines[0].score;
             result.depth = depth;
@@ -554,7 +574,7 @@ impl Searcher {
             depth += 1;
         }
         self.flush_nodes(ctx);
-        result.seldepth = self.seldepth.max(result.depth as usize);
+        result.seldepth = self.counts.seldepth.max(result.depth as usize);
         let Some(first) = lines.first() else {
             // Not even one iteration finished: the move of the interrupted
             // first line, if any, was set above.
@@ -595,10 +615,17 @@ impl Searcher {
     }
 
     fn report_lines(&mut self, depth: i32, lines: &[RootLine], ctx: &SearchContext) {
-        let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.unflushed;
+        let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.counts.unflushed;
         let multi = ctx.limits.multipv > 1;
         for (k, l) in lines.iter().enumerate() {
-            let mut line = info_line(depth, self.seldepth, l.score, nodes, l.pv.iter(), ctx);
+            let mut line = info_line(
+                depth,
+                self.counts.seldepth,
+                l.score,
+                nodes,
+                l.pv.iter(),
+                ctx,
+            );
             if multi {
                 // `info depth D seldepth S multipv K score ...`, as GUIs expect.
                 let at = line.find(" score ").unwrap_or(line.len());
@@ -629,7 +656,7 @@ impl Searcher {
         } else {
             (-INFINITY, INFINITY)
         };
-        self.root_depth = depth;
+        self.root.depth = depth;
         loop {
             // A root in check is extended, as every move into check is.
             let extension = i32::from(root.pos.is_check());
@@ -641,7 +668,7 @@ impl Searcher {
                 Expect::All,
                 ctx,
             );
-            if self.stopped {
+            if self.counts.stopped {
                 return score;
             }
             if score <= alpha {
@@ -672,11 +699,14 @@ impl Searcher {
             }
         }
         if let Some(nodes) = limits.nodes.or(limits.strength.map(|l| l.nodes)) {
-            if self.nodes >= nodes {
+            if self.counts.nodes >= nodes {
                 return true;
             }
         }
-        if limits.soft_nodes.is_some_and(|soft| self.nodes >= soft) {
+        if limits
+            .soft_nodes
+            .is_some_and(|soft| self.counts.nodes >= soft)
+        {
             return true;
         }
         if limits.infinite || ctx.signals.pondering.load(Ordering::Relaxed) {
@@ -692,7 +722,7 @@ impl Searcher {
             // stretches or shrinks by how settled the search looks; helpers
             // search on until it stops them. An iteration started before it
             // may run on to the hard limit, and is then cut short.
-            let soft = budget.soft.mul_f64(self.soft_scale);
+            let soft = budget.soft.mul_f64(self.root.soft_scale);
             if !budget.use_all && self.thread_id == 0 && budget_elapsed(ctx) >= soft {
                 return true;
             }
@@ -701,9 +731,9 @@ impl Searcher {
     }
 
     fn report(&mut self, depth: i32, score: i32, ctx: &SearchContext) {
-        let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.unflushed;
-        let pv = self.pv[0][..self.pv_len[0]].iter().flatten();
-        let line = info_line(depth, self.seldepth, score, nodes, pv, ctx);
+        let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.counts.unflushed;
+        let pv: Vec<Move> = self.stack.root_pv().collect();
+        let line = info_line(depth, self.counts.seldepth, score, nodes, pv.iter(), ctx);
         crate::uci::send(&line);
         self.last_report = line;
     }
@@ -718,22 +748,22 @@ impl Searcher {
     fn flush_nodes(&mut self, ctx: &SearchContext) {
         ctx.signals
             .nodes
-            .fetch_add(self.unflushed, Ordering::Relaxed);
-        self.unflushed = 0;
+            .fetch_add(self.counts.unflushed, Ordering::Relaxed);
+        self.counts.unflushed = 0;
     }
 
     /// Counts a node and, every so often, looks at the clock and the signals.
     #[inline]
     fn visit(&mut self, ctx: &SearchContext) {
-        self.nodes += 1;
-        self.unflushed += 1;
-        if self.nodes >= self.node_limit {
-            self.stopped = true;
+        self.counts.nodes += 1;
+        self.counts.unflushed += 1;
+        if self.counts.nodes >= self.counts.node_limit {
+            self.counts.stopped = true;
         }
-        if self.unflushed >= NODE_FLUSH {
+        if self.counts.unflushed >= NODE_FLUSH {
             self.flush_nodes(ctx);
             if ctx.signals.stop.load(Ordering::Relaxed) || self.out_of_time(ctx) {
-                self.stopped = true;
+                self.counts.stopped = true;
             }
         }
     }
@@ -766,7 +796,7 @@ impl Searcher {
         while distance <= reach {
             let idx = n - distance;
             if self.keys[idx] == board.key {
-                if idx >= self.root_keys_len {
+                if idx >= self.root.keys_len {
                     return true;
                 }
                 earlier += 1;
@@ -777,15 +807,6 @@ impl Searcher {
             distance += 2;
         }
         false
-    }
-
-    fn update_pv(&mut self, ply: usize, m: Move) {
-        self.pv[ply][ply] = Some(m);
-        let child_len = self.pv_len[ply + 1].max(ply + 1);
-        for i in ply + 1..child_len {
-            self.pv[ply][i] = self.pv[ply + 1][i];
-        }
-        self.pv_len[ply] = child_len;
     }
 
     // The search state proper lives in `self`; the arguments are what
@@ -815,17 +836,17 @@ impl Searcher {
 
         // Step 1. The horizon: the quiescence search settles the captures.
         // (A move into check was extended by its parent, step 13b.)
-        self.pv_len[ply] = ply;
+        self.stack[ply].pv_len = 0;
         if depth <= 0 {
             return self.qsearch(board, alpha, beta, ply, ctx);
         }
         self.visit(ctx);
-        if self.stopped {
+        if self.counts.stopped {
             return 0;
         }
         let in_check = board.pos.is_check();
-        let excluded = self.excluded[ply];
-        self.seldepth = self.seldepth.max(ply);
+        let excluded = self.stack[ply].excluded;
+        self.counts.seldepth = self.counts.seldepth.max(ply);
 
         // Step 2. Draws, the ply limit, and mate distance pruning: no line
         // from here beats a mate found nearer the root.
@@ -857,7 +878,7 @@ impl Searcher {
             }
         }
         if root {
-            if let Some(best) = self.root_best {
+            if let Some(best) = self.root.best {
                 tt_move = PackedMove::new(best);
             }
         }
@@ -897,16 +918,14 @@ impl Searcher {
         } else {
             self.static_eval(board, pawn_slot, tt_hit)
         };
-        self.evals[ply] = static_eval;
+        self.stack[ply].eval = static_eval;
         // Improving (d85dd9e: +9.3 ± 21.4): the side to move stands better
         // than at its previous turn. A cutoff is then likelier (reverse
         // futility pruning acts a ply sooner); when it is not, late quiet
         // moves are less likely to raise alpha (fewer are tried, and those
         // are reduced more).
-        let improving = !in_check
-            && ply >= 2
-            && self.evals[ply - 2] > -INFINITY
-            && static_eval > self.evals[ply - 2];
+        let two_back = self.stack.back(ply, 2).eval;
+        let improving = !in_check && two_back > -INFINITY && static_eval > two_back;
         // The table's score bounds the true score more tightly than the
         // static evaluation does when its bound points the same way: the
         // pruning decisions below use the tighter estimate (5e4a6ab:
@@ -927,7 +946,7 @@ impl Searcher {
         // Step 6. Internal iterative reduction (bc57ff8: +17.4 ± 22.7):
         // without a table move the ordering is poor; a shallower search is
         // cheaper and stores one for later.
-        if self.selective
+        if self.root.selective
             && depth >= IIR_MIN_DEPTH
             && tt_move == PackedMove::NONE
             && excluded.is_none()
@@ -937,7 +956,7 @@ impl Searcher {
 
         // Steps 7 to 10 prune the whole node before any move is tried: not
         // at PV nodes, not in check, not in a singular search.
-        let prunable = self.selective && !pv_node && !in_check && excluded.is_none();
+        let prunable = self.root.selective && !pv_node && !in_check && excluded.is_none();
 
         // Step 7. Reverse futility pruning (f94bc98: +51.1 ± 22.2): near
         // the leaves, a static evaluation far above beta is not going to be
@@ -959,7 +978,7 @@ impl Searcher {
             && eval + RAZOR_MARGIN * depth < alpha
         {
             let score = self.qsearch(board, alpha, alpha + 1, ply, ctx);
-            if self.stopped {
+            if self.counts.stopped {
                 return 0;
             }
             if score <= alpha {
@@ -971,7 +990,7 @@ impl Searcher {
         // the margin, 1e8ebf2: +7.6 ± 29.9): if passing the move still fails
         // high with a reduced search, a real move almost surely would too.
         // Not twice in a row, and not without pieces (zugzwang).
-        let after_null = ply > 0 && self.played[ply - 1].is_none();
+        let after_null = ply > 0 && self.stack.back(ply, 1).played.is_none();
         if prunable
             && !after_null
             && depth >= 3
@@ -984,7 +1003,7 @@ impl Searcher {
                 // search is needed to confirm the cutoff.
                 let reduction = 3 + depth / 4 + ((eval - beta) / NMP_EVAL_DIVISOR).min(3);
                 self.keys.push(board.key);
-                self.played[ply] = None;
+                self.stack[ply].played = None;
                 let score = -self.search::<NonPv>(
                     &child,
                     Window::null(-beta + 1),
@@ -994,7 +1013,7 @@ impl Searcher {
                     ctx,
                 );
                 self.keys.pop();
-                if self.stopped {
+                if self.counts.stopped {
                     return 0;
                 }
                 if score >= beta {
@@ -1028,8 +1047,8 @@ impl Searcher {
             if !ctx.limits.searchmoves.is_empty() {
                 moves.retain(|m| ctx.limits.searchmoves.contains(m));
             }
-            if !self.root_excluded.is_empty() {
-                moves.retain(|m| !self.root_excluded.contains(m));
+            if !self.root.excluded.is_empty() {
+                moves.retain(|m| !self.root.excluded.contains(m));
             }
         }
         if moves.is_empty() {
@@ -1041,14 +1060,14 @@ impl Searcher {
         // (step 13b), or the node is cut at once.
         let mut singular_move = None;
         if let Some(hit) = tt_hit {
-            if self.selective
+            if self.root.selective
                 && !root
                 && excluded.is_none()
                 && depth >= SINGULAR_MIN_DEPTH
                 && hit.depth >= depth - SINGULAR_TT_DEPTH_SLACK
                 && hit.bound != Bound::Upper
                 && hit.score.abs() < MATE_BOUND
-                && (ply as i32) < 2 * self.root_depth
+                && (ply as i32) < 2 * self.root.depth
             {
                 if let Some(m) = unpack_move(hit.mv, &moves) {
                     let test = SingularTest {
@@ -1058,7 +1077,7 @@ impl Searcher {
                         beta,
                     };
                     let verdict = self.singular(board, test, ply, expect, ctx);
-                    if self.stopped {
+                    if self.counts.stopped {
                         return 0;
                     }
                     match verdict {
@@ -1073,13 +1092,7 @@ impl Searcher {
         // Step 13. The move loop, in the order of the move picker (staged
         // ordering with history tables, bc57ff8: +34.2 ± 17.1).
         let side = board.pos.turn();
-        let previous = [1, 2].map(|back| {
-            if ply >= back {
-                self.played[ply - back]
-            } else {
-                None
-            }
-        });
+        let previous = [1, 2].map(|back| self.stack.back(ply, back).played);
         let mut quiets_tried: [Option<Move>; 64] = [None; 64];
         let mut quiet_count = 0;
         let mut captures_tried: [Option<Move>; 32] = [None; 32];
@@ -1105,7 +1118,11 @@ impl Searcher {
             // Step 13a. SEE pruning (bc57ff8: +25.1 ± 21.7): near the
             // leaves, once a move has a score, moves that lose too much
             // material in the exchange are not tried.
-            if self.selective && !root && best_score > -MATE_BOUND && depth <= SEE_PRUNE_MAX_DEPTH {
+            if self.root.selective
+                && !root
+                && best_score > -MATE_BOUND
+                && depth <= SEE_PRUNE_MAX_DEPTH
+            {
                 let threshold = if quiet {
                     -SEE_QUIET_MARGIN * depth * depth
                 } else {
@@ -1120,8 +1137,8 @@ impl Searcher {
             }
             let child = board.play(m);
             let gives_check = child.pos.is_check();
-            let nodes_before = self.nodes;
-            self.played[ply] = Some(piece_to(side, m));
+            let nodes_before = self.counts.nodes;
+            self.stack[ply].played = Some(piece_to(side, m));
 
             // Step 13b. Extensions: a move that gives check (forcing lines
             // are searched a ply deeper), and the singular move of step 12.
@@ -1131,7 +1148,7 @@ impl Searcher {
             // Steps 13c and 13d prune quiet moves near the leaves, once
             // one move has a score: not at PV nodes, not in check, not the
             // moves that give check.
-            let prunable_quiet = self.selective
+            let prunable_quiet = self.root.selective
                 && !root
                 && !pv_node
                 && !in_check
@@ -1190,7 +1207,7 @@ impl Searcher {
                 // quiet moves ordered late are searched shallower first, and
                 // again at full depth only if they beat alpha.
                 let mut reduction = 0;
-                if self.selective
+                if self.root.selective
                     && depth >= 3
                     && quiet
                     && !in_check
@@ -1209,7 +1226,7 @@ impl Searcher {
                     if !improving {
                         reduction += 1;
                     }
-                    if self.killers[ply].contains(&Some(m)) {
+                    if self.stack[ply].killers.contains(&Some(m)) {
                         reduction -= 1;
                     }
                     reduction -= self.ordering(ply, previous).quiet_score(side, m) / 12_288;
@@ -1255,9 +1272,9 @@ impl Searcher {
             };
             searched += 1;
             if root {
-                self.root_move_nodes[root_move_key(m) as usize] += self.nodes - nodes_before;
+                self.root.move_nodes[root_move_key(m) as usize] += self.counts.nodes - nodes_before;
             }
-            if self.stopped {
+            if self.counts.stopped {
                 self.keys.pop();
                 return 0;
             }
@@ -1268,9 +1285,9 @@ impl Searcher {
                 if score > alpha {
                     best_move = Some(m);
                     alpha = score;
-                    self.update_pv(ply, m);
+                    self.stack.update_pv(ply, m);
                     if root {
-                        self.root_best = Some(m);
+                        self.root.best = Some(m);
                     }
                     if score >= beta {
                         let bonus = history_bonus(depth);
@@ -1284,10 +1301,10 @@ impl Searcher {
                                 &quiets_tried[..quiet_count],
                             );
                         } else {
-                            self.captures.update(side, m, bonus);
+                            self.tables.captures.update(side, m, bonus);
                         }
                         for c in captures_tried[..capture_count].iter().flatten() {
-                            self.captures.update(side, *c, -bonus);
+                            self.tables.captures.update(side, *c, -bonus);
                         }
                         break;
                     }
@@ -1324,14 +1341,15 @@ impl Searcher {
             && !(bound == Bound::Lower && best_score <= raw_eval)
             && !(bound == Bound::Upper && best_score >= raw_eval)
         {
-            self.correction
+            self.tables
+                .correction
                 .update(side, pawn_slot, depth, best_score - raw_eval);
         }
 
         // Step 15. Transposition table store. A root searched without some
         // of its moves (MultiPV lines after the first) has no true score to
         // share.
-        if excluded.is_none() && (!root || self.root_excluded.is_empty()) {
+        if excluded.is_none() && (!root || self.root.excluded.is_empty()) {
             let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
             ctx.tt.store(
                 board.key,
@@ -1375,7 +1393,7 @@ impl Searcher {
             }
             let child = board.play(m);
             self.keys.push(board.key);
-            self.played[ply] = Some(piece_to(side, m));
+            self.stack[ply].played = Some(piece_to(side, m));
             let mut score = -self.qsearch(&child, -probcut_beta, -probcut_beta + 1, ply + 1, ctx);
             if score >= probcut_beta {
                 // A capture that gives check is extended, as in step 13b.
@@ -1390,7 +1408,7 @@ impl Searcher {
                 );
             }
             self.keys.pop();
-            if self.stopped {
+            if self.counts.stopped {
                 return Some(0);
             }
             if score >= probcut_beta && score < TB_WIN_BOUND {
@@ -1425,7 +1443,7 @@ impl Searcher {
         // The node itself again, without the move: a node in check was
         // extended by its parent, and so is this search.
         let extension = i32::from(board.pos.is_check());
-        self.excluded[ply] = Some(test.mv);
+        self.stack[ply].excluded = Some(test.mv);
         let score = self.search::<NonPv>(
             board,
             Window::null(singular_beta),
@@ -1434,8 +1452,8 @@ impl Searcher {
             expect,
             ctx,
         );
-        self.excluded[ply] = None;
-        self.pv_len[ply] = ply;
+        self.stack[ply].excluded = None;
+        self.stack[ply].pv_len = 0;
         // (The caller ignores the verdict of a stopped search.)
         if score < singular_beta {
             Singular::Extend
@@ -1459,7 +1477,7 @@ impl Searcher {
             None => self.evaluator.evaluate(&board.pos),
         };
         let bound = TB_WIN_BOUND - 1;
-        let corrected = raw + self.correction.get(board.pos.turn(), slot);
+        let corrected = raw + self.tables.correction.get(board.pos.turn(), slot);
         (raw, corrected.clamp(-bound, bound))
     }
 
@@ -1467,11 +1485,11 @@ impl Searcher {
     /// had the (piece, to) indices `previous`.
     fn ordering(&self, ply: usize, previous: [Option<usize>; 2]) -> OrderingContext<'_> {
         OrderingContext {
-            killers: &self.killers[ply],
-            counter: previous[0].and_then(|p| self.counters.get(p)),
-            history: &self.history,
-            captures: &self.captures,
-            continuations: previous.map(|p| p.map(|p| self.continuation.row(p))),
+            killers: &self.stack[ply].killers,
+            counter: previous[0].and_then(|p| self.tables.counter_moves.get(p)),
+            history: &self.tables.butterfly,
+            captures: &self.tables.captures,
+            continuations: previous.map(|p| p.map(|p| self.tables.continuation.row(p))),
         }
     }
 
@@ -1498,22 +1516,26 @@ impl Searcher {
         previous: [Option<usize>; 2],
         tried: &[Option<Move>],
     ) {
-        if self.killers[ply][0] != Some(m) {
-            self.killers[ply][1] = self.killers[ply][0];
-            self.killers[ply][0] = Some(m);
+        if self.stack[ply].killers[0] != Some(m) {
+            self.stack[ply].killers[1] = self.stack[ply].killers[0];
+            self.stack[ply].killers[0] = Some(m);
         }
         if let Some(prev) = previous[0] {
-            self.counters.set(prev, m);
+            self.tables.counter_moves.set(prev, m);
         }
         let white = side.is_white();
-        self.history.update(white, m, bonus);
+        self.tables.butterfly.update(white, m, bonus);
         for prev in previous.iter().flatten() {
-            self.continuation.update(*prev, piece_to(side, m), bonus);
+            self.tables
+                .continuation
+                .update(*prev, piece_to(side, m), bonus);
         }
         for q in tried.iter().flatten() {
-            self.history.update(white, *q, -bonus);
+            self.tables.butterfly.update(white, *q, -bonus);
             for prev in previous.iter().flatten() {
-                self.continuation.update(*prev, piece_to(side, *q), -bonus);
+                self.tables
+                    .continuation
+                    .update(*prev, piece_to(side, *q), -bonus);
             }
         }
     }
@@ -1526,12 +1548,12 @@ impl Searcher {
         ply: usize,
         ctx: &SearchContext,
     ) -> i32 {
-        self.pv_len[ply] = ply;
+        self.stack[ply].pv_len = 0;
         self.visit(ctx);
-        if self.stopped {
+        if self.counts.stopped {
             return 0;
         }
-        self.seldepth = self.seldepth.max(ply);
+        self.counts.seldepth = self.counts.seldepth.max(ply);
         let in_check = board.pos.is_check();
         // Fifty-move rule (unless the last move mated) and dead positions.
         let fifty =
@@ -1600,7 +1622,7 @@ impl Searcher {
             }
             let child = board.play(m);
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1, ctx);
-            if self.stopped {
+            if self.counts.stopped {
                 return 0;
             }
             if score > best_score {
