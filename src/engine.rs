@@ -192,6 +192,7 @@ impl Engine {
             OptionChange::SyzygyPath(path) => self.load_tablebases(path),
             OptionChange::SyzygyProbeDepth(depth) => self.options.syzygy_probe_depth = depth,
             OptionChange::Syzygy50MoveRule(on) => self.options.syzygy_50_move_rule = on,
+            OptionChange::Parameter(name, value) => crate::parameters::set(name, value),
         }
     }
 

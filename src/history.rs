@@ -9,6 +9,8 @@
 
 use shakmaty::{Color, Move};
 
+use crate::parameters as params;
+
 pub const HISTORY_MAX: i32 = 16_384;
 
 /// Number of (coloured piece, destination) pairs.
@@ -24,7 +26,8 @@ fn gravity(entry: &mut i32, bonus: i32) {
 /// moves tried before it).
 #[inline]
 pub fn history_bonus(depth: i32) -> i32 {
-    (depth * depth * 16 + 32 * depth).min(4096)
+    (depth * depth * params::history_bonus_quadratic() + params::history_bonus_linear() * depth)
+        .min(params::history_bonus_max())
 }
 
 /// The (coloured piece, destination) index of a move by `side`. Castling is

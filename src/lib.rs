@@ -13,6 +13,7 @@ pub mod movegen;
 pub mod movepick;
 pub mod openings;
 pub mod options;
+pub mod parameters;
 pub mod perft;
 pub mod replay;
 pub mod score;

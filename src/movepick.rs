@@ -13,6 +13,7 @@
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
 
 use crate::history::{piece_to, CaptureHistory, History, PIECE_TO};
+use crate::parameters as params;
 use crate::see::{see_ge, see_value};
 use crate::tt::PackedMove;
 
@@ -73,7 +74,7 @@ pub fn noisy_score(m: Move) -> Option<i32> {
     }
     let mut score = victim.map_or(0, role_value) * 100 - role_value(m.role());
     if promo == Some(Role::Queen) {
-        score += 800;
+        score += params::queen_promotion_order_bonus();
     }
     Some(score)
 }
@@ -110,7 +111,10 @@ impl<'a> ScoredMoves<'a> {
                     0
                 };
                 let value = victim.map_or(0, see_value) + promotion;
-                GOOD_NOISY + NOISY_SPAN / 2 + value * 16 + ctx.captures.get(side, m) / 2
+                GOOD_NOISY
+                    + NOISY_SPAN / 2
+                    + value * params::capture_victim_weight()
+                    + ctx.captures.get(side, m) / params::capture_history_divisor()
             } else if ctx.killers[0] == Some(m) {
                 KILLER_1
             } else if ctx.killers[1] == Some(m) {

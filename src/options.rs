@@ -64,11 +64,13 @@ pub enum OptionChange {
     SyzygyPath(String),
     SyzygyProbeDepth(i32),
     Syzygy50MoveRule(bool),
+    /// A search parameter (tuning builds only; see `parameters`).
+    Parameter(&'static str, i32),
 }
 
 /// The `option ...` lines sent in reply to `uci`.
 pub fn declarations() -> Vec<String> {
-    vec![
+    let mut lines = vec![
         format!("option name Hash type spin default {HASH_DEFAULT_MB} min 1 max {HASH_MAX_MB}"),
         format!("option name Threads type spin default 1 min 1 max {THREADS_MAX}"),
         format!(
@@ -84,7 +86,9 @@ pub fn declarations() -> Vec<String> {
         "option name SyzygyPath type string default <empty>".to_string(),
         format!("option name SyzygyProbeDepth type spin default 1 min 1 max {SYZYGY_PROBE_DEPTH_MAX}"),
         "option name Syzygy50MoveRule type check default true".to_string(),
-    ]
+    ];
+    lines.extend(crate::parameters::declarations());
+    lines
 }
 
 /// Checks a `setoption` against the declarations. Names are matched without
@@ -121,6 +125,9 @@ pub fn validate(name: &str, value: Option<&str>) -> Result<OptionChange, String>
             .map(|v| OptionChange::SyzygyProbeDepth(v as i32))
     } else if is("Syzygy50MoveRule") {
         check(name, value).map(OptionChange::Syzygy50MoveRule)
+    } else if let Some(p) = crate::parameters::find(name).filter(|_| cfg!(feature = "tune")) {
+        spin(name, value, p.min as u64, p.max as u64)
+            .map(|v| OptionChange::Parameter(p.name, v as i32))
     } else {
         Err(format!("no such option: {name}"))
     }

@@ -6,7 +6,6 @@
 //! threads share only the transposition table and the atomic `Signals`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use shakmaty::{CastlingMode, Color, Move, MoveList, Position};
@@ -19,6 +18,7 @@ use crate::history::{
 };
 use crate::movegen::noisy_moves;
 use crate::movepick::{OrderingContext, ScoredMoves};
+use crate::parameters as params;
 use crate::score::{from_tt, mate_in, mated_in, to_tt, TB_WIN_BOUND};
 use crate::see::see_ge;
 use crate::stack::Stack;
@@ -127,45 +127,7 @@ pub struct SearchContext<'a> {
 const NODE_FLUSH: u64 = 1024;
 /// Root moves are announced with `info currmove` once a search runs this long.
 const CURRMOVE_AFTER: Duration = Duration::from_secs(1);
-/// Reverse futility pruning: deepest remaining depth and margin per ply.
-const RFP_MAX_DEPTH: i32 = 6;
-const RFP_MARGIN: i32 = 75;
-/// Futility pruning: deepest remaining depth, base margin and margin per ply.
-const FUTILITY_MAX_DEPTH: i32 = 6;
-const FUTILITY_BASE: i32 = 90;
-const FUTILITY_MARGIN: i32 = 80;
-/// Late move pruning: deepest remaining depth, and quiet moves tried at
-/// depth d before the rest are skipped: LMP_BASE + d * d when the side to
-/// move is improving, half as many when it is not.
-const LMP_MAX_DEPTH: i32 = 5;
-const LMP_BASE: i32 = 3;
-/// Null-move pruning reduces one more ply per this many centipawns of
-/// evaluation above beta (up to three).
-const NMP_EVAL_DIVISOR: i32 = 200;
-/// Internal iterative reduction: a node this deep without a table move is
-/// searched a ply shallower (its ordering is poor, and the shallower search
-/// stores the move a re-visit will use).
-const IIR_MIN_DEPTH: i32 = 4;
-/// Razoring: deepest remaining depth, and margin per ply below alpha from
-/// which a quiescence search decides the node.
-const RAZOR_MAX_DEPTH: i32 = 2;
-const RAZOR_MARGIN: i32 = 250;
-/// SEE pruning: deepest remaining depth, and exchange losses allowed per ply
-/// for captures (linear) and quiet moves (quadratic).
-const SEE_PRUNE_MAX_DEPTH: i32 = 6;
-const SEE_CAPTURE_MARGIN: i32 = 90;
-const SEE_QUIET_MARGIN: i32 = 25;
-/// ProbCut: from this depth, a capture searching PROBCUT_REDUCTION + 1
-/// plies shallower above beta + PROBCUT_MARGIN cuts the node.
-const PROBCUT_MIN_DEPTH: i32 = 5;
-const PROBCUT_REDUCTION: i32 = 3;
-const PROBCUT_MARGIN: i32 = 200;
-/// Singular extensions: shallowest depth, and how many plies shallower
-/// than the node the table entry may be.
-const SINGULAR_MIN_DEPTH: i32 = 7;
-const SINGULAR_TT_DEPTH_SLACK: i32 = 3;
-/// Half-width of the first aspiration window, in centipawns.
-const ASPIRATION_DELTA: i32 = 20;
+// The tuned numbers of the search are in `parameters`, by name.
 
 /// The kind of a node, as a type parameter of `Searcher::search`: each kind
 /// gets its own code, and the tests on it cost nothing.
@@ -647,15 +609,16 @@ impl Searcher {
         previous: i32,
         ctx: &SearchContext,
     ) -> i32 {
-        let mut delta = ASPIRATION_DELTA;
-        let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < MATE_BOUND {
-            (
-                (previous - delta).max(-INFINITY),
-                (previous + delta).min(INFINITY),
-            )
-        } else {
-            (-INFINITY, INFINITY)
-        };
+        let mut delta = params::aspiration_delta();
+        let (mut alpha, mut beta) =
+            if depth >= params::aspiration_min_depth() && previous.abs() < MATE_BOUND {
+                (
+                    (previous - delta).max(-INFINITY),
+                    (previous + delta).min(INFINITY),
+                )
+            } else {
+                (-INFINITY, INFINITY)
+            };
         self.root.depth = depth;
         loop {
             // A root in check is extended, as every move into check is.
@@ -679,8 +642,8 @@ impl Searcher {
             } else {
                 return score;
             }
-            delta += delta / 2;
-            if delta > 1000 {
+            delta += delta * params::aspiration_growth_pct() / 100;
+            if delta > params::aspiration_max_delta() {
                 alpha = -INFINITY;
                 beta = INFINITY;
             }
@@ -895,7 +858,7 @@ impl Searcher {
         {
             ctx.signals.tbhits.fetch_add(1, Ordering::Relaxed);
             if bound_cuts(bound, score, alpha, beta) {
-                let tt_depth = (depth + 6).min(MAX_DEPTH);
+                let tt_depth = (depth + params::tb_store_depth_bonus()).min(MAX_DEPTH);
                 let tt_score = to_tt(score, ply);
                 ctx.tt
                     .store(board.key, PackedMove::NONE, tt_score, tt_depth, bound, None);
@@ -947,7 +910,7 @@ impl Searcher {
         // without a table move the ordering is poor; a shallower search is
         // cheaper and stores one for later.
         if self.root.selective
-            && depth >= IIR_MIN_DEPTH
+            && depth >= params::iir_min_depth()
             && tt_move == PackedMove::NONE
             && excluded.is_none()
         {
@@ -962,9 +925,9 @@ impl Searcher {
         // the leaves, a static evaluation far above beta is not going to be
         // brought back below it.
         if prunable
-            && depth <= RFP_MAX_DEPTH
+            && depth <= params::rfp_max_depth()
             && beta.abs() < MATE_BOUND
-            && eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+            && eval - params::rfp_margin() * (depth - i32::from(improving)) >= beta
         {
             return eval;
         }
@@ -973,9 +936,9 @@ impl Searcher {
         // hopelessly below alpha near the leaves; if the captures cannot
         // restore it either, give up here.
         if prunable
-            && depth <= RAZOR_MAX_DEPTH
+            && depth <= params::razor_max_depth()
             && alpha.abs() < MATE_BOUND
-            && eval + RAZOR_MARGIN * depth < alpha
+            && eval + params::razor_margin() * depth < alpha
         {
             let score = self.qsearch(board, alpha, alpha + 1, ply, ctx);
             if self.counts.stopped {
@@ -993,7 +956,7 @@ impl Searcher {
         let after_null = ply > 0 && self.stack.back(ply, 1).played.is_none();
         if prunable
             && !after_null
-            && depth >= 3
+            && depth >= params::nmp_min_depth()
             && eval >= beta
             && beta > -MATE_BOUND
             && board.has_non_pawn_material()
@@ -1001,7 +964,10 @@ impl Searcher {
             if let Some(child) = board.play_null() {
                 // The further the evaluation stands above beta, the less a
                 // search is needed to confirm the cutoff.
-                let reduction = 3 + depth / 4 + ((eval - beta) / NMP_EVAL_DIVISOR).min(3);
+                let reduction = params::nmp_base_reduction()
+                    + depth / params::nmp_depth_divisor()
+                    + ((eval - beta) / params::nmp_eval_divisor())
+                        .min(params::nmp_eval_max_reduction());
                 self.keys.push(board.key);
                 self.stack[ply].played = None;
                 let score = -self.search::<NonPv>(
@@ -1025,7 +991,7 @@ impl Searcher {
         }
 
         // Step 10. ProbCut (a1f9e24: +16.8 ± 21.2).
-        if prunable && depth >= PROBCUT_MIN_DEPTH && beta.abs() < MATE_BOUND {
+        if prunable && depth >= params::probcut_min_depth() && beta.abs() < MATE_BOUND {
             let node = NodeFacts {
                 board,
                 ply,
@@ -1063,8 +1029,8 @@ impl Searcher {
             if self.root.selective
                 && !root
                 && excluded.is_none()
-                && depth >= SINGULAR_MIN_DEPTH
-                && hit.depth >= depth - SINGULAR_TT_DEPTH_SLACK
+                && depth >= params::singular_min_depth()
+                && hit.depth >= depth - params::singular_tt_depth_slack()
                 && hit.bound != Bound::Upper
                 && hit.score.abs() < MATE_BOUND
                 && (ply as i32) < 2 * self.root.depth
@@ -1121,12 +1087,12 @@ impl Searcher {
             if self.root.selective
                 && !root
                 && best_score > -MATE_BOUND
-                && depth <= SEE_PRUNE_MAX_DEPTH
+                && depth <= params::see_prune_max_depth()
             {
                 let threshold = if quiet {
-                    -SEE_QUIET_MARGIN * depth * depth
+                    -params::see_quiet_margin() * depth * depth
                 } else {
-                    -SEE_CAPTURE_MARGIN * depth
+                    -params::see_capture_margin() * depth
                 };
                 if !see_ge(&board.pos, m, threshold) {
                     continue;
@@ -1160,8 +1126,9 @@ impl Searcher {
             // enough quiet moves have failed, the rest (ordered worse) are
             // not tried at all.
             if prunable_quiet
-                && depth <= LMP_MAX_DEPTH
-                && quiet_count as i32 >= (LMP_BASE + depth * depth) / (2 - i32::from(improving))
+                && depth <= params::lmp_max_depth()
+                && quiet_count as i32
+                    >= (params::lmp_base() + depth * depth) / (2 - i32::from(improving))
             {
                 continue;
             }
@@ -1170,8 +1137,8 @@ impl Searcher {
             // move cannot lift a static evaluation this far below alpha.
             if prunable_quiet
                 && searched > 0
-                && depth <= FUTILITY_MAX_DEPTH
-                && eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+                && depth <= params::futility_max_depth()
+                && eval + params::futility_base() + params::futility_margin() * depth <= alpha
             {
                 continue;
             }
@@ -1208,10 +1175,10 @@ impl Searcher {
                 // again at full depth only if they beat alpha.
                 let mut reduction = 0;
                 if self.root.selective
-                    && depth >= 3
+                    && depth >= params::lmr_min_depth()
                     && quiet
                     && !in_check
-                    && searched >= 2
+                    && searched >= params::lmr_min_searched() as usize
                     && !gives_check
                 {
                     reduction = lmr_reduction(depth, searched);
@@ -1229,7 +1196,8 @@ impl Searcher {
                     if self.stack[ply].killers.contains(&Some(m)) {
                         reduction -= 1;
                     }
-                    reduction -= self.ordering(ply, previous).quiet_score(side, m) / 12_288;
+                    reduction -= self.ordering(ply, previous).quiet_score(side, m)
+                        / params::lmr_history_divisor();
                     reduction = reduction.clamp(0, depth - 2);
                 }
                 // Step 13g. Principal variation search: prove the move is no
@@ -1375,11 +1343,11 @@ impl Searcher {
         ctx: &SearchContext,
     ) -> Option<i32> {
         let (board, ply) = (node.board, node.ply);
-        let probcut_beta = beta + PROBCUT_MARGIN;
+        let probcut_beta = beta + params::probcut_margin();
         // A table entry deep enough that says the captures cannot reach
         // the margin saves the searches.
         if node.tt_hit.is_some_and(|h| {
-            h.depth >= depth - PROBCUT_REDUCTION && from_tt(h.score, ply) < probcut_beta
+            h.depth >= depth - params::probcut_reduction() && from_tt(h.score, ply) < probcut_beta
         }) {
             return None;
         }
@@ -1401,7 +1369,7 @@ impl Searcher {
                 score = -self.search::<NonPv>(
                     &child,
                     Window::null(-probcut_beta + 1),
-                    depth - 1 - PROBCUT_REDUCTION + extension,
+                    depth - 1 - params::probcut_reduction() + extension,
                     ply + 1,
                     node.expect.flip(),
                     ctx,
@@ -1416,7 +1384,7 @@ impl Searcher {
                     board.key,
                     PackedMove::new(m),
                     to_tt(score, ply),
-                    depth - PROBCUT_REDUCTION,
+                    depth - params::probcut_reduction(),
                     Bound::Lower,
                     cacheable_eval(board, node.raw_eval),
                 );
@@ -1439,7 +1407,7 @@ impl Searcher {
         expect: Expect,
         ctx: &SearchContext,
     ) -> Singular {
-        let singular_beta = test.tt_score - 2 * test.depth;
+        let singular_beta = test.tt_score - params::singular_margin() * test.depth;
         // The node itself again, without the move: a node in check was
         // extended by its parent, and so is this search.
         let extension = i32::from(board.pos.is_check());
@@ -1666,17 +1634,33 @@ fn cacheable_eval(board: &Board, raw_eval: i32) -> Option<i32> {
 /// Late-move reduction in plies for the `searched`-th move (0-based count of
 /// moves already searched) at `depth`: grows with the logarithm of both.
 fn lmr_reduction(depth: i32, searched: usize) -> i32 {
-    static TABLE: OnceLock<[[i32; 64]; 64]> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut t = [[0; 64]; 64];
-        for (d, row) in t.iter_mut().enumerate().skip(1) {
-            for (n, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.75 + (d as f64).ln() * (n as f64).ln() / 2.25) as i32;
+    // A tuning build computes each value, as the parameters may change
+    // between searches; the normal build fills the table once.
+    #[cfg(feature = "tune")]
+    return lmr_formula(depth.clamp(0, 63) as usize, searched.min(63));
+    #[cfg(not(feature = "tune"))]
+    {
+        static TABLE: std::sync::OnceLock<[[i32; 64]; 64]> = std::sync::OnceLock::new();
+        let table = TABLE.get_or_init(|| {
+            let mut t = [[0; 64]; 64];
+            for (d, row) in t.iter_mut().enumerate() {
+                for (n, r) in row.iter_mut().enumerate() {
+                    *r = lmr_formula(d, n);
+                }
             }
-        }
-        t
-    });
-    table[(depth as usize).min(63)][searched.min(63)]
+            t
+        });
+        table[(depth as usize).min(63)][searched.min(63)]
+    }
+}
+
+fn lmr_formula(depth: usize, searched: usize) -> i32 {
+    if depth == 0 || searched == 0 {
+        return 0;
+    }
+    let base = f64::from(params::lmr_base_pct()) / 100.0;
+    let divisor = f64::from(params::lmr_divisor_pct()) / 100.0;
+    (base + (depth as f64).ln() * (searched as f64).ln() / divisor) as i32
 }
 
 /// A root move's index in `Searcher::root_move_nodes`: promotions to

@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use shakmaty::Move;
 
+use crate::parameters as params;
+
 pub const MB: usize = 1024 * 1024;
 
 /// A move packed into 16 bits: from (6), to (6), promotion role (3).
@@ -191,7 +193,10 @@ impl TranspositionTable {
                     // A shallower bound must not wipe out a deeper one of the
                     // same position, unless it is exact or the old one stale.
                     let stale = age_of(data) != age;
-                    if !stale && bound != Bound::Exact && prev.depth > depth + 3 {
+                    if !stale
+                        && bound != Bound::Exact
+                        && prev.depth > depth + params::tt_replace_depth_margin()
+                    {
                         return;
                     }
                     // Keep the known best move and evaluation when
@@ -206,7 +211,7 @@ impl TranspositionTable {
                 None => i32::MIN,
                 Some(prev) => {
                     let searches_ago = (age.wrapping_sub(age_of(data)) & 0x3f) as i32;
-                    prev.depth - 8 * searches_ago
+                    prev.depth - params::tt_age_penalty() * searches_ago
                 }
             };
             if worth < victim_worth {
