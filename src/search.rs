@@ -71,11 +71,37 @@ impl Limits {
     }
 }
 
-/// One root line of a MultiPV search.
+/// A move at the root, with what the iterations learned of it.
 #[derive(Clone, Debug)]
-pub struct RootLine {
+pub struct RootMove {
+    pub mv: Move,
+    /// The score of its line in the last completed iteration; `-INFINITY`
+    /// when it led none of the lines searched.
     pub score: i32,
+    /// Its score in the iteration before.
+    pub previous_score: i32,
+    /// Its line in the last completed iteration, starting with `mv`.
     pub pv: Vec<Move>,
+    /// Nodes spent under it in this search.
+    pub nodes: u64,
+}
+
+impl RootMove {
+    fn new(mv: Move) -> RootMove {
+        RootMove {
+            mv,
+            score: -INFINITY,
+            previous_score: -INFINITY,
+            pv: Vec::new(),
+            nodes: 0,
+        }
+    }
+
+    /// Takes the line `pv` with its score.
+    fn take_line(&mut self, score: i32, pv: Vec<Move>) {
+        self.score = score;
+        self.pv = pv;
+    }
 }
 
 /// Flags the controller uses to steer a running search; read by every thread.
@@ -269,8 +295,12 @@ struct RootState {
     keys_len: usize,
     /// Depth of the iteration in progress; extensions stop at twice it.
     depth: i32,
-    /// Nodes spent under each root move in this search, by `from * 64 + to`.
-    move_nodes: Box<[u64; 64 * 64]>,
+    /// The moves searched at the root (the legal moves, or those `go
+    /// searchmoves` names): first the lines of the last completed
+    /// iteration, best first, then the others.
+    moves: Vec<RootMove>,
+    /// How many of `moves` lead a line of the last completed iteration.
+    lines: usize,
     /// The main thread's factor on the soft time limit, from how settled
     /// the iterations look (see `time::IterationTimer`).
     soft_scale: f64,
@@ -284,6 +314,46 @@ struct RootState {
     /// (null move, futility, reductions) are then left out, as they can hide
     /// a mate behind a zugzwang.
     selective: bool,
+}
+
+impl RootState {
+    /// Line `k` of the last completed iteration, if it had so many.
+    fn line(&self, k: usize) -> Option<&RootMove> {
+        self.moves[..self.lines].get(k)
+    }
+
+    /// A completed iteration's lines (score and principal variation),
+    /// in the order found: they become the lines, best first.
+    fn rank(&mut self, mut found: Vec<(i32, Vec<Move>)>) {
+        found.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+        for r in self.moves.iter_mut() {
+            r.previous_score = r.score;
+            r.score = -INFINITY;
+        }
+        self.lines = found.len();
+        for (k, (score, pv)) in found.into_iter().enumerate() {
+            // The moves of lines 0..k are in place, so this one is further on.
+            if let Some(i) = self.moves.iter().position(|r| r.mv == pv[0]) {
+                self.moves.swap(k, i);
+                self.moves[k].take_line(score, pv);
+            }
+        }
+    }
+
+    /// The first line of an interrupted iteration becomes the first line,
+    /// before the others of the last completed iteration.
+    fn promote_first(&mut self, (score, pv): (i32, Vec<Move>)) {
+        let Some(i) = self.moves.iter().position(|r| r.mv == pv[0]) else {
+            return;
+        };
+        self.moves[..=i].rotate_right(1);
+        if i >= self.lines {
+            self.lines += 1;
+        }
+        let first = &mut self.moves[0];
+        first.previous_score = first.score;
+        first.take_line(score, pv);
+    }
 }
 
 /// What a thread counts while it searches, and whether it must stop.
@@ -326,7 +396,8 @@ impl Searcher {
             root: RootState {
                 keys_len: 0,
                 depth: 0,
-                move_nodes: Box::new([0; 64 * 64]),
+                moves: Vec::with_capacity(256),
+                lines: 0,
                 soft_scale: 1.0,
                 best: None,
                 excluded: Vec::with_capacity(256),
@@ -359,6 +430,11 @@ impl Searcher {
 
     /// Iterative deepening from `root`. Returns the best move found (`None`
     /// only when the root has no legal move).
+    ///
+    /// One loop serves every kind of search: each iteration searches
+    /// `wanted` lines, line k being the best move once the moves of lines
+    /// 0..k are left out. That is one line for a plain search, the `MultiPV`
+    /// lines, or the candidates a limited strength chooses among.
     pub fn think(&mut self, root: &Board, ctx: &SearchContext) -> SearchResult {
         crate::faults::maybe_panic(self.thread_id);
         self.counts.nodes = 0;
@@ -366,7 +442,6 @@ impl Searcher {
         self.counts.node_limit = ctx.limits.nodes.unwrap_or(u64::MAX);
         self.counts.stopped = false;
         self.root.best = None;
-        self.root.move_nodes.fill(0);
         self.root.soft_scale = 1.0;
         self.root.selective = ctx.limits.mate.is_none();
         self.last_report.clear();
@@ -376,19 +451,24 @@ impl Searcher {
         self.keys.extend_from_slice(ctx.history);
         self.root.keys_len = self.keys.len();
 
-        let mut root_moves = root.pos.legal_moves();
+        let mut legal = root.pos.legal_moves();
         if !ctx.limits.searchmoves.is_empty() {
-            root_moves.retain(|m| ctx.limits.searchmoves.contains(m));
+            legal.retain(|m| ctx.limits.searchmoves.contains(m));
         }
+        self.root.moves.clear();
+        self.root
+            .moves
+            .extend(legal.iter().map(|&m| RootMove::new(m)));
+        self.root.lines = 0;
         let mut result = SearchResult {
-            best: root_moves.first().copied(),
+            best: legal.first().copied(),
             ponder: None,
             score: 0,
             depth: 0,
             seldepth: 0,
             pv: Vec::new(),
         };
-        if root_moves.is_empty() {
+        if legal.is_empty() {
             if self.verbose {
                 let score = if root.pos.is_check() {
                     "mate 0"
@@ -399,16 +479,24 @@ impl Searcher {
             }
             return result;
         }
-
-        let max_depth = ctx.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
-        if self.thread_id == 0 && ctx.limits.main_thread_decides() {
-            return self.think_lines(root, root_moves.len(), max_depth, result, ctx);
-        }
         if self.thread_id != 0 && ctx.limits.strength.is_some() {
             // A limited-strength search is the main thread's alone: helpers
             // would add nodes beyond the budget that sets the strength.
             return result;
         }
+
+        // With several lines or a strength limit, the main thread's lines
+        // decide; otherwise a thread searches one line, and the best move
+        // of an interrupted iteration counts (see `finish_line`).
+        let lines_decide = self.thread_id == 0 && ctx.limits.main_thread_decides();
+        let wanted = if lines_decide {
+            ctx.limits.lines_to_search().min(legal.len())
+        } else {
+            1
+        };
+        let shown = ctx.limits.multipv.max(1).min(wanted);
+        let mut reported_best = None;
+        let max_depth = ctx.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         // Helper threads start at staggered depths so they do not all search
         // the same tree in lock step.
         let first_depth = 1 + (self.thread_id % 2) as i32;
@@ -416,28 +504,36 @@ impl Searcher {
         let mut timer = IterationTimer::default();
         while depth <= max_depth {
             self.counts.seldepth = 0;
-            let score = self.aspiration_search(root, depth, result.score, ctx);
-            if let Some(best) = self.root.best {
-                // Also after an interrupted iteration: the root best move is
-                // only replaced by a move whose search completed.
-                result.best = Some(best);
-            }
-            if self.counts.stopped {
+            let found = self.search_lines(root, depth, wanted, &mut result, ctx);
+            if found.len() < wanted {
+                // An interrupted iteration: keep the complete lines of the
+                // last iteration, but a finished first line is the better
+                // informed best move.
+                if let Some(first) = found.into_iter().next() {
+                    if self.root.lines > 0 {
+                        self.root.promote_first(first);
+                    }
+                }
                 break;
             }
+            self.root.rank(found);
+            if let Some(limit) = ctx.limits.strength {
+                // The budget of a weak level never cuts the first iteration:
+                // there must be lines to choose among.
+                self.counts.node_limit = self.counts.node_limit.min(limit.nodes);
+            }
+            let best = &self.root.moves[0];
+            let score = best.score;
             result.score = score;
             result.depth = depth;
-            if let Some(best) = result.best {
-                let key = root_move_key(best);
-                self.root.soft_scale = timer.update(
-                    key,
-                    score,
-                    self.root.move_nodes[key as usize],
-                    self.counts.nodes,
-                );
+            if !lines_decide {
+                // How settled the search looks sets the soft time limit.
+                let key = root_move_key(best.mv);
+                self.root.soft_scale = timer.update(key, score, best.nodes, self.counts.nodes);
             }
             if self.verbose {
-                self.report(depth, score, ctx);
+                self.report_lines(depth, shown, ctx);
+                reported_best = Some(self.root.moves[0].mv);
             }
             if self.should_stop_iterating(depth, score, ctx) {
                 break;
@@ -445,6 +541,61 @@ impl Searcher {
             depth += 1;
         }
         self.flush_nodes(ctx);
+        result.seldepth = self.counts.seldepth.max(result.depth as usize);
+        if lines_decide {
+            self.finish_lines(root, result, reported_best, ctx)
+        } else {
+            self.finish_line(root, result, ctx)
+        }
+    }
+
+    /// One iteration: the best `wanted` lines at `depth`, best first, fewer
+    /// when the search stopped. The best move of the first line goes into
+    /// `result` as soon as it is known, also when it is not finished.
+    fn search_lines(
+        &mut self,
+        root: &Board,
+        depth: i32,
+        wanted: usize,
+        result: &mut SearchResult,
+        ctx: &SearchContext,
+    ) -> Vec<(i32, Vec<Move>)> {
+        let mut found: Vec<(i32, Vec<Move>)> = Vec::with_capacity(wanted);
+        for k in 0..wanted {
+            self.root.excluded.clear();
+            self.root.excluded.extend(found.iter().map(|(_, pv)| pv[0]));
+            // Line k of the last iteration is searched first, with an
+            // aspiration window around its score.
+            let previous = self.root.line(k).map(|l| (l.mv, l.score));
+            self.root.best = previous.map(|(m, _)| m);
+            let score = self.aspiration_search(root, depth, previous.map_or(0, |(_, s)| s), ctx);
+            if k == 0 {
+                if let Some(best) = self.root.best {
+                    result.best = Some(best);
+                }
+            }
+            if self.counts.stopped {
+                break;
+            }
+            let pv: Vec<Move> = self.stack.root_pv().collect();
+            if pv.is_empty() {
+                break;
+            }
+            found.push((score, pv));
+        }
+        self.root.excluded.clear();
+        found
+    }
+
+    /// The result of a single-line search: the best move (of the last
+    /// iteration, or a better one an interrupted iteration found) with its
+    /// principal variation.
+    fn finish_line(
+        &self,
+        root: &Board,
+        mut result: SearchResult,
+        ctx: &SearchContext,
+    ) -> SearchResult {
         // The root PV row is rewritten whenever the root best move changes,
         // also in an interrupted iteration, so its second move is a legal
         // reply to the best move whenever the row starts with it.
@@ -455,103 +606,39 @@ impl Searcher {
         if result.ponder.is_none() {
             result.ponder = result.best.and_then(|m| self.ponder_from_tt(root, m, ctx));
         }
-        if self.stack[0].pv_len > 0 && self.stack[0].pv[0] == result.best {
+        if root_line.pv_len > 0 && root_line.pv[0] == result.best {
             result.pv = self.stack.root_pv().collect();
         } else {
             result.pv = result.best.into_iter().chain(result.ponder).collect();
         }
-        result.seldepth = self.counts.seldepth.max(result.depth as usize);
         result
     }
 
-    /// Iterative deepening over several root lines (MultiPV, and the
-    /// candidates of a limited strength): line k is the best move once the
-    /// moves of lines 0..k are left out. Lines are reported best first.
-    fn think_lines(
-        &mut self,
+    /// The result of a search of several lines: the best line, or the line
+    /// a limited strength chooses.
+    fn finish_lines(
+        &self,
         root: &Board,
-        legal: usize,
-        max_depth: i32,
         mut result: SearchResult,
+        reported_best: Option<Move>,
         ctx: &SearchContext,
     ) -> SearchResult {
-        let wanted = ctx.limits.lines_to_search().min(legal);
-        let shown = ctx.limits.multipv.max(1).min(wanted);
-        let mut lines: Vec<RootLine> = Vec::with_capacity(wanted);
-        let mut reported_best = None;
-        let mut depth = 1;
-        while depth <= max_depth {
-            self.counts.seldepth = 0;
-            let mut found: Vec<RootLine> = Vec::with_capacity(wanted);
-            for k in 0..wanted {
-                self.root.excluded.clear();
-                self.root.excluded.extend(found.iter().map(|l| l.pv[0]));
-                let previous = lines.get(k);
-                self.root.best = previous.map(|l| l.pv[0]);
-                let score =
-                    self.aspiration_search(root, depth, previous.map_or(0, |l| l.score), ctx);
-                if k == 0 {
-                    if let Some(best) = self.root.best {
-                        result.best = Some(best);
-                    }
-                }
-                if self.counts.stopped {
-                    break;
-                }
-                let pv: Vec<Move> = self.stack.root_pv().collect();
-                match pv.first() {
-                    Some(_) => found.push(RootLine { score, pv }),
-                    None => break,
-                }
-            }
-            self.root.excluded.clear();
-            if found.len() < wanted {
-                // An interrupted iteration: keep the complete lines of the
-                // last iteration, but a finished first line is the better
-                // informed best move.
-                if let Some(first) = found.first() {
-                    if !lines.is_empty() {
-                        lines.retain(|l| l.pv[0] != first.pv[0]);
-                        lines.insert(0, first.clone());
-                    }
-                }
-                break;
-            }
-            found.sort_by_key(|l| std::cmp::Reverse(l.score));
-            lines = found;
-            if let Some(limit) = ctx.limits.strength {
-                // The budget of a weak level never cuts the first iteration:
-                // there must be lines to choose among.
-                self.counts.node_limit = self.counts.node_limit.min(limit.nodes);
-            }
-            result.score = lines[0].score;
-            result.depth = depth;
-            if self.verbose {
-                self.report_lines(depth, &lines[..shown], ctx);
-                reported_best = Some(lines[0].pv[0]);
-            }
-            if self.should_stop_iterating(depth, lines[0].score, ctx) {
-                break;
-            }
-            depth += 1;
-        }
-        self.flush_nodes(ctx);
-        result.seldepth = self.counts.seldepth.max(result.depth as usize);
+        let lines = &self.root.moves[..self.root.lines];
         let Some(first) = lines.first() else {
             // Not even one iteration finished: the move of the interrupted
-            // first line, if any, was set above.
+            // first line, if any, is in the result already.
             result.pv = result.best.into_iter().collect();
             return result;
         };
         let mut chosen = first;
         if let Some(limit) = ctx.limits.strength {
-            let candidates: Vec<(Move, i32)> = lines.iter().map(|l| (l.pv[0], l.score)).collect();
+            let candidates: Vec<(Move, i32)> = lines.iter().map(|l| (l.mv, l.score)).collect();
             let pick = limit.choose(&candidates, Noise::from_clock().uniform());
-            if let Some(line) = lines.iter().find(|l| Some(l.pv[0]) == pick) {
+            if let Some(line) = lines.iter().find(|l| Some(l.mv) == pick) {
                 chosen = line;
             }
         }
-        if self.verbose && Some(chosen.pv[0]) != reported_best {
+        if self.verbose && Some(chosen.mv) != reported_best {
             // The move played was not the best of the last lines shown: show
             // its own line last, so the GUI's score and PV match the move.
             let nodes = ctx.signals.nodes.load(Ordering::Relaxed);
@@ -565,21 +652,24 @@ impl Searcher {
             );
             crate::uci::send(&line);
         }
-        result.best = Some(chosen.pv[0]);
+        result.best = Some(chosen.mv);
         result.score = chosen.score;
         result.pv = chosen.pv.clone();
         result.ponder = chosen
             .pv
             .get(1)
             .copied()
-            .or_else(|| self.ponder_from_tt(root, chosen.pv[0], ctx));
+            .or_else(|| self.ponder_from_tt(root, chosen.mv, ctx));
         result
     }
 
-    fn report_lines(&mut self, depth: i32, lines: &[RootLine], ctx: &SearchContext) {
+    /// The `info` lines of a completed iteration: its first `shown` lines,
+    /// numbered when `MultiPV` asks for several.
+    fn report_lines(&mut self, depth: i32, shown: usize, ctx: &SearchContext) {
         let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.counts.unflushed;
         let multi = ctx.limits.multipv > 1;
-        for (k, l) in lines.iter().enumerate() {
+        for k in 0..shown {
+            let l = &self.root.moves[k];
             let mut line = info_line(
                 depth,
                 self.counts.seldepth,
@@ -691,14 +781,6 @@ impl Searcher {
             }
         }
         false
-    }
-
-    fn report(&mut self, depth: i32, score: i32, ctx: &SearchContext) {
-        let nodes = ctx.signals.nodes.load(Ordering::Relaxed) + self.counts.unflushed;
-        let pv: Vec<Move> = self.stack.root_pv().collect();
-        let line = info_line(depth, self.counts.seldepth, score, nodes, pv.iter(), ctx);
-        crate::uci::send(&line);
-        self.last_report = line;
     }
 
     /// A reply to expect after `best`, from the table, when the PV has none.
@@ -1240,7 +1322,10 @@ impl Searcher {
             };
             searched += 1;
             if root {
-                self.root.move_nodes[root_move_key(m) as usize] += self.counts.nodes - nodes_before;
+                let spent = self.counts.nodes - nodes_before;
+                if let Some(r) = self.root.moves.iter_mut().find(|r| r.mv == m) {
+                    r.nodes += spent;
+                }
             }
             if self.counts.stopped {
                 self.keys.pop();
@@ -1663,8 +1748,8 @@ fn lmr_formula(depth: usize, searched: usize) -> i32 {
     (base + (depth as f64).ln() * (searched as f64).ln() / divisor) as i32
 }
 
-/// A root move's index in `Searcher::root_move_nodes`: promotions to
-/// different pieces share one, which only blurs the time management.
+/// A root move's key for the iteration timer, which tells only whether the
+/// best move changed: promotions to different pieces share one.
 fn root_move_key(m: Move) -> u16 {
     let from = m.from().map_or(0, |sq| sq as u16);
     from * 64 + m.to() as u16
