@@ -155,7 +155,7 @@ fn fresh_context<'a>(
         limits,
         start: Instant::now(),
         castling_mode: CastlingMode::Standard,
-        history: &[],
+        game_keys: &[],
         tb: None,
     }
 }

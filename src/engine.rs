@@ -34,7 +34,7 @@ struct RunningSearch {
 pub struct Engine {
     root: Board,
     /// Keys of the positions before `root` in the game, for repetitions.
-    history: Vec<u64>,
+    game_keys: Vec<u64>,
     options: Options,
     tt: Arc<TranspositionTable>,
     /// Syzygy tablebases from `SyzygyPath`, shared with the searches.
@@ -67,7 +67,7 @@ impl Engine {
             .expect("a 1 MB hash table can always be allocated");
         Engine {
             root: Board::new(Chess::default()),
-            history: Vec::new(),
+            game_keys: Vec::new(),
             options,
             tt: Arc::new(tt),
             tables: None,
@@ -215,9 +215,9 @@ impl Engine {
 
     fn set_position(&mut self, spec: &PositionSpec, moves: &[String]) {
         match self.build_position(spec, moves) {
-            Ok((root, history)) => {
+            Ok((root, game_keys)) => {
                 self.root = root;
-                self.history = history;
+                self.game_keys = game_keys;
             }
             Err(message) => report_problem(&format!("{message}; position unchanged")),
         }
@@ -233,13 +233,13 @@ impl Engine {
             PositionSpec::Fen(text) => parse_fen(text, self.castling_mode())?,
         };
         let mut board = Board::new(pos);
-        let mut history = Vec::with_capacity(moves.len());
+        let mut game_keys = Vec::with_capacity(moves.len());
         for text in moves {
             let m = parse_move(&board.pos, text)?;
-            history.push(board.key);
+            game_keys.push(board.key);
             board = board.play(m);
         }
-        Ok((board, history))
+        Ok((board, game_keys))
     }
 
     fn go(&mut self, params: GoParams) {
@@ -261,7 +261,7 @@ impl Engine {
                 self.options.syzygy_probe_depth,
                 self.options.syzygy_50_move_rule,
                 &self.root,
-                &self.history,
+                &self.game_keys,
                 &mut limits.searchmoves,
             )
         });
@@ -279,7 +279,7 @@ impl Engine {
         self.tt.new_search();
         pool.start(Job {
             root: self.root.clone(),
-            history: self.history.clone(),
+            game_keys: self.game_keys.clone(),
             limits,
             signals: Arc::clone(&signals),
             tt: Arc::clone(&self.tt),

@@ -39,19 +39,19 @@ pub fn piece_to(side: Color, m: Move) -> usize {
 }
 
 /// Butterfly history: indexed by side to move, from and to square.
-pub struct History {
+pub struct ButterflyHistory {
     table: Box<[[[i32; 64]; 64]; 2]>,
 }
 
-impl Default for History {
+impl Default for ButterflyHistory {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl History {
-    pub fn new() -> History {
-        History {
+impl ButterflyHistory {
+    pub fn new() -> ButterflyHistory {
+        ButterflyHistory {
             table: Box::new([[[0; 64]; 64]; 2]),
         }
     }
@@ -181,7 +181,7 @@ mod tests {
 
     #[test]
     fn gravity_keeps_values_bounded() {
-        let mut h = History::new();
+        let mut h = ButterflyHistory::new();
         let m = Move::Normal {
             role: Role::Knight,
             from: Square::G1,

@@ -14,10 +14,10 @@ use crate::board::{move_to_uci, Board};
 use crate::correction::{pawn_hash, CorrectionHistory};
 use crate::eval::Evaluator;
 use crate::history::{
-    history_bonus, piece_to, CaptureHistory, ContinuationHistory, CounterMoves, History,
+    history_bonus, piece_to, ButterflyHistory, CaptureHistory, ContinuationHistory, CounterMoves,
 };
 use crate::movegen::noisy_moves;
-use crate::movepick::{OrderingContext, ScoredMoves};
+use crate::movepick::{is_quiet, OrderingContext, ScoredMoves};
 use crate::parameters as params;
 use crate::score::{from_tt, mate_in, mated_in, to_tt, TB_WIN_BOUND};
 use crate::see::see_ge;
@@ -145,7 +145,7 @@ pub struct SearchContext<'a> {
     pub start: Instant,
     pub castling_mode: CastlingMode,
     /// Keys of the positions played before the root, oldest first.
-    pub history: &'a [u64],
+    pub game_keys: &'a [u64],
     /// Syzygy tablebases, when `SyzygyPath` found some.
     pub tb: Option<&'a crate::tb::Probe>,
 }
@@ -269,7 +269,7 @@ fn bound_cuts(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
 /// What a search thread learns about moves and the evaluation: kept from
 /// search to search, forgotten at `ucinewgame`.
 struct Histories {
-    butterfly: History,
+    butterfly: ButterflyHistory,
     continuation: ContinuationHistory,
     captures: CaptureHistory,
     counter_moves: CounterMoves,
@@ -279,7 +279,7 @@ struct Histories {
 impl Histories {
     fn new() -> Histories {
         Histories {
-            butterfly: History::new(),
+            butterfly: ButterflyHistory::new(),
             continuation: ContinuationHistory::new(),
             captures: CaptureHistory::new(),
             counter_moves: CounterMoves::new(),
@@ -448,7 +448,7 @@ impl Searcher {
         self.tables.butterfly.age();
         self.stack.clear_killers();
         self.keys.clear();
-        self.keys.extend_from_slice(ctx.history);
+        self.keys.extend_from_slice(ctx.game_keys);
         self.root.keys_len = self.keys.len();
 
         let mut legal = root.pos.legal_moves();
@@ -1137,7 +1137,7 @@ impl Searcher {
             }
         }
 
-        // Step 13. The move loop, in the order of the move picker (staged
+        // Step 13. The move loop, in the order of the move picker (move
         // ordering with history tables, bc57ff8: +34.2 ± 17.1).
         let side = board.pos.turn();
         let previous = [1, 2].map(|back| self.stack.back(ply, back).played);
@@ -1161,7 +1161,7 @@ impl Searcher {
             if excluded == Some(m) {
                 continue;
             }
-            let quiet = !m.is_capture() && m.promotion().is_none();
+            let quiet = is_quiet(m);
 
             // Step 13a. SEE pruning (bc57ff8: +25.1 ± 21.7): near the
             // leaves, once a move has a score, moves that lose too much
@@ -1389,7 +1389,7 @@ impl Searcher {
         if !in_check
             && !root
             && excluded.is_none()
-            && best_move.is_none_or(|m| !m.is_capture() && m.promotion().is_none())
+            && best_move.is_none_or(is_quiet)
             && best_score.abs() < TB_WIN_BOUND
             && !(bound == Bound::Lower && best_score <= raw_eval)
             && !(bound == Bound::Upper && best_score >= raw_eval)
@@ -1540,7 +1540,7 @@ impl Searcher {
         OrderingContext {
             killers: &self.stack[ply].killers,
             counter: previous[0].and_then(|p| self.tables.counter_moves.get(p)),
-            history: &self.tables.butterfly,
+            butterfly: &self.tables.butterfly,
             captures: &self.tables.captures,
             continuations: previous.map(|p| p.map(|p| self.tables.continuation.row(p))),
         }
