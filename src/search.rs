@@ -19,12 +19,12 @@ use crate::history::{
 use crate::movegen::noisy_moves;
 use crate::movepick::{is_quiet, OrderingContext, ScoredMoves};
 use crate::parameters as params;
-use crate::score::{from_tt, mate_in, mated_in, to_tt, TB_WIN_BOUND};
+use crate::score::{mate_in, mated_in, TB_WIN_BOUND};
 use crate::see::see_ge;
 use crate::stack::Stack;
 use crate::strength::{Noise, StrengthLimit, CANDIDATE_LINES};
 use crate::time::{IterationTimer, TimeBudget};
-use crate::tt::{unpack_move, Bound, PackedMove, TranspositionTable, TtHit};
+use crate::tt::{unpack_move, Bound, PackedMove, TranspositionTable, TtData};
 
 // The score constants live in `score`; the tools name them here too.
 pub use crate::score::{INFINITY, MATE, MATE_BOUND, MAX_PLY};
@@ -229,7 +229,7 @@ struct NodeFacts<'b> {
     board: &'b Board,
     ply: usize,
     expect: Expect,
-    tt_hit: Option<TtHit>,
+    tt_hit: Option<TtData>,
     tt_move: PackedMove,
     raw_eval: i32,
     static_eval: i32,
@@ -786,7 +786,7 @@ impl Searcher {
     /// A reply to expect after `best`, from the table, when the PV has none.
     fn ponder_from_tt(&self, root: &Board, best: Move, ctx: &SearchContext) -> Option<Move> {
         let child = root.play(best);
-        let hit = ctx.tt.probe(child.key)?;
+        let hit = ctx.tt.probe(child.key, 1)?;
         unpack_move(hit.mv, &child.pos.legal_moves())
     }
 
@@ -912,11 +912,11 @@ impl Searcher {
         // Step 3. Transposition table probe: an entry deep enough whose
         // bound settles the window ends a non-PV node. At the root the move
         // to try first is the best of the last iteration.
-        let tt_hit = ctx.tt.probe(board.key);
+        let tt_hit = ctx.tt.probe(board.key, ply);
         let mut tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
         if let Some(hit) = tt_hit.filter(|_| excluded.is_none()) {
             if !pv_node && hit.depth >= depth {
-                let score = from_tt(hit.score, ply);
+                let score = hit.score;
                 if bound_cuts(hit.bound, score, alpha, beta) {
                     return score;
                 }
@@ -940,10 +940,14 @@ impl Searcher {
         {
             ctx.signals.tbhits.fetch_add(1, Ordering::Relaxed);
             if bound_cuts(bound, score, alpha, beta) {
-                let tt_depth = (depth + params::tb_store_depth_bonus()).min(MAX_DEPTH);
-                let tt_score = to_tt(score, ply);
-                ctx.tt
-                    .store(board.key, PackedMove::NONE, tt_score, tt_depth, bound, None);
+                let data = TtData {
+                    mv: PackedMove::NONE,
+                    score,
+                    depth: (depth + params::tb_store_depth_bonus()).min(MAX_DEPTH),
+                    bound,
+                    eval: None,
+                };
+                ctx.tt.store(board.key, ply, data);
                 return score;
             }
             if pv_node && bound == Bound::Lower {
@@ -977,7 +981,7 @@ impl Searcher {
         // +20.5 ± 30.5).
         let mut eval = static_eval;
         if let Some(hit) = tt_hit.filter(|_| !in_check && excluded.is_none()) {
-            let score = from_tt(hit.score, ply);
+            let score = hit.score;
             let tighter = match hit.bound {
                 Bound::Exact => true,
                 Bound::Lower => score > eval,
@@ -1120,7 +1124,7 @@ impl Searcher {
                 if let Some(m) = unpack_move(hit.mv, &moves) {
                     let test = SingularTest {
                         mv: m,
-                        tt_score: from_tt(hit.score, ply),
+                        tt_score: hit.score,
                         depth,
                         beta,
                     };
@@ -1403,15 +1407,14 @@ impl Searcher {
         // of its moves (MultiPV lines after the first) has no true score to
         // share.
         if excluded.is_none() && (!root || self.root.excluded.is_empty()) {
-            let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
-            ctx.tt.store(
-                board.key,
-                packed,
-                to_tt(best_score, ply),
+            let data = TtData {
+                mv: best_move.map_or(PackedMove::NONE, PackedMove::new),
+                score: best_score,
                 depth,
                 bound,
-                cacheable_eval(board, raw_eval),
-            );
+                eval: cacheable_eval(board, raw_eval),
+            };
+            ctx.tt.store(board.key, ply, data);
         }
         best_score
     }
@@ -1432,7 +1435,7 @@ impl Searcher {
         // A table entry deep enough that says the captures cannot reach
         // the margin saves the searches.
         if node.tt_hit.is_some_and(|h| {
-            h.depth >= depth - params::probcut_reduction() && from_tt(h.score, ply) < probcut_beta
+            h.depth >= depth - params::probcut_reduction() && h.score < probcut_beta
         }) {
             return None;
         }
@@ -1465,14 +1468,14 @@ impl Searcher {
                 return Some(0);
             }
             if score >= probcut_beta && score < TB_WIN_BOUND {
-                ctx.tt.store(
-                    board.key,
-                    PackedMove::new(m),
-                    to_tt(score, ply),
-                    depth - params::probcut_reduction(),
-                    Bound::Lower,
-                    cacheable_eval(board, node.raw_eval),
-                );
+                let data = TtData {
+                    mv: PackedMove::new(m),
+                    score,
+                    depth: depth - params::probcut_reduction(),
+                    bound: Bound::Lower,
+                    eval: cacheable_eval(board, node.raw_eval),
+                };
+                ctx.tt.store(board.key, ply, data);
                 return Some(score);
             }
         }
@@ -1521,7 +1524,7 @@ impl Searcher {
     /// and the score the search uses: that plus the correction learned for
     /// this pawn structure (`slot`), kept clear of table-win and mate scores.
     #[inline]
-    fn static_eval(&mut self, board: &Board, slot: usize, hit: Option<TtHit>) -> (i32, i32) {
+    fn static_eval(&mut self, board: &Board, slot: usize, hit: Option<TtData>) -> (i32, i32) {
         let cached = hit
             .and_then(|h| h.eval)
             .filter(|_| crate::eval::is_clock_free(&board.pos));
@@ -1622,9 +1625,9 @@ impl Searcher {
             };
         }
 
-        let tt_hit = ctx.tt.probe(board.key);
+        let tt_hit = ctx.tt.probe(board.key, ply);
         if let Some(hit) = tt_hit {
-            let score = from_tt(hit.score, ply);
+            let score = hit.score;
             let cutoff = match hit.bound {
                 Bound::Exact => true,
                 Bound::Lower => score >= beta,
@@ -1696,15 +1699,14 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
-        ctx.tt.store(
-            board.key,
-            packed,
-            to_tt(best_score, ply),
-            0,
+        let data = TtData {
+            mv: best_move.map_or(PackedMove::NONE, PackedMove::new),
+            score: best_score,
+            depth: 0,
             bound,
-            cacheable_eval(board, raw_eval),
-        );
+            eval: cacheable_eval(board, raw_eval),
+        };
+        ctx.tt.store(board.key, ply, data);
         best_score
     }
 }
