@@ -256,6 +256,66 @@ enum Singular {
     No,
 }
 
+/// The moves a node tried without a cutoff (as many as fit), which lose
+/// history when a later move cuts.
+struct Tried {
+    quiets: [Option<Move>; 64],
+    quiet_count: usize,
+    captures: [Option<Move>; 32],
+    capture_count: usize,
+}
+
+impl Tried {
+    fn new() -> Tried {
+        Tried {
+            quiets: [None; 64],
+            quiet_count: 0,
+            captures: [None; 32],
+            capture_count: 0,
+        }
+    }
+
+    /// Records `m`, quiet (as the search counts it) or not.
+    fn push(&mut self, m: Move, quiet: bool) {
+        if quiet && self.quiet_count < self.quiets.len() {
+            self.quiets[self.quiet_count] = Some(m);
+            self.quiet_count += 1;
+        } else if !quiet && self.capture_count < self.captures.len() {
+            self.captures[self.capture_count] = Some(m);
+            self.capture_count += 1;
+        }
+    }
+
+    fn quiets(&self) -> &[Option<Move>] {
+        &self.quiets[..self.quiet_count]
+    }
+
+    fn captures(&self) -> &[Option<Move>] {
+        &self.captures[..self.capture_count]
+    }
+}
+
+/// The static evaluation `eval`, or the table's score in its place when
+/// the entry's bound says the true score lies beyond it (a decided score
+/// is left out).
+fn tightened(eval: i32, hit: Option<TtData>) -> i32 {
+    match hit {
+        Some(hit) if hit.score.abs() < TB_WIN_BOUND => {
+            let tighter = match hit.bound {
+                Bound::Exact => true,
+                Bound::Lower => hit.score > eval,
+                Bound::Upper => hit.score < eval,
+            };
+            if tighter {
+                hit.score
+            } else {
+                eval
+            }
+        }
+        _ => eval,
+    }
+}
+
 /// Whether a stored score with this bound settles the window.
 #[inline]
 fn bound_cuts(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
@@ -979,18 +1039,10 @@ impl Searcher {
         // static evaluation does when its bound points the same way: the
         // pruning decisions below use the tighter estimate (5e4a6ab:
         // +20.5 ± 30.5).
-        let mut eval = static_eval;
-        if let Some(hit) = tt_hit.filter(|_| !in_check && excluded.is_none()) {
-            let score = hit.score;
-            let tighter = match hit.bound {
-                Bound::Exact => true,
-                Bound::Lower => score > eval,
-                Bound::Upper => score < eval,
-            };
-            if tighter && score.abs() < TB_WIN_BOUND {
-                eval = score;
-            }
-        }
+        let eval = tightened(
+            static_eval,
+            tt_hit.filter(|_| !in_check && excluded.is_none()),
+        );
 
         // Step 6. Internal iterative reduction (bc57ff8: +17.4 ± 22.7):
         // without a table move the ordering is poor; a shallower search is
@@ -1145,10 +1197,7 @@ impl Searcher {
         // ordering with history tables, bc57ff8: +34.2 ± 17.1).
         let side = board.pos.turn();
         let previous = [1, 2].map(|back| self.stack.back(ply, back).played);
-        let mut quiets_tried: [Option<Move>; 64] = [None; 64];
-        let mut quiet_count = 0;
-        let mut captures_tried: [Option<Move>; 32] = [None; 32];
-        let mut capture_count = 0;
+        let mut tried = Tried::new();
         let mut best_score = tb_floor;
         let mut best_move: Option<Move> = None;
         let original_alpha = alpha;
@@ -1213,7 +1262,7 @@ impl Searcher {
             // not tried at all.
             if prunable_quiet
                 && depth <= params::lmp_max_depth()
-                && quiet_count as i32
+                && tried.quiet_count as i32
                     >= (params::lmp_base() + depth * depth) / (2 - i32::from(improving))
             {
                 continue;
@@ -1347,33 +1396,12 @@ impl Searcher {
                         self.root.best = Some(m);
                     }
                     if score >= beta {
-                        let bonus = history_bonus(depth);
-                        if quiet {
-                            self.reward_quiet(
-                                m,
-                                side,
-                                bonus,
-                                ply,
-                                previous,
-                                &quiets_tried[..quiet_count],
-                            );
-                        } else {
-                            self.tables.captures.update(side, m, bonus);
-                        }
-                        for c in captures_tried[..capture_count].iter().flatten() {
-                            self.tables.captures.update(side, *c, -bonus);
-                        }
+                        self.reward_cutoff(m, side, depth, ply, previous, &tried);
                         break;
                     }
                 }
             }
-            if quiet && quiet_count < quiets_tried.len() {
-                quiets_tried[quiet_count] = Some(m);
-                quiet_count += 1;
-            } else if !quiet && capture_count < captures_tried.len() {
-                captures_tried[capture_count] = Some(m);
-                capture_count += 1;
-            }
+            tried.push(m, quiet);
         }
         self.keys.pop();
         best_score = best_score.min(tb_ceiling);
@@ -1560,9 +1588,31 @@ impl Searcher {
         }
     }
 
-    /// A quiet move caused a cutoff: it becomes a killer and the
-    /// counter-move to the previous move, and gains history (butterfly and
-    /// continuation) while the quiet moves tried before it lose some.
+    /// `m` caused a cutoff after the moves `tried`. A quiet move becomes a
+    /// killer and the counter-move to the previous move, and gains history
+    /// (butterfly and continuation) while the quiet moves tried before it
+    /// lose some; a capture gains capture history. The captures tried
+    /// before it lose some either way.
+    fn reward_cutoff(
+        &mut self,
+        m: Move,
+        side: Color,
+        depth: i32,
+        ply: usize,
+        previous: [Option<usize>; 2],
+        tried: &Tried,
+    ) {
+        let bonus = history_bonus(depth);
+        if is_quiet(m) {
+            self.reward_quiet(m, side, bonus, ply, previous, tried.quiets());
+        } else {
+            self.tables.captures.update(side, m, bonus);
+        }
+        for c in tried.captures().iter().flatten() {
+            self.tables.captures.update(side, *c, -bonus);
+        }
+    }
+
     fn reward_quiet(
         &mut self,
         m: Move,
