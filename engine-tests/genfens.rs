@@ -127,3 +127,23 @@ fn bad_requests_are_reported_and_the_engine_goes_on() {
     assert_eq!(fens.len(), 2, "{lines:#?}");
     assert_eq!(lines.last().map(String::as_str), Some("readyok"));
 }
+
+/// OpenBench runs `<engine> "genfens N seed S book B" quit`: the arguments
+/// are UCI lines. The output must match the same request over stdin.
+#[test]
+fn openbench_command_line_form() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kiraly"))
+        .args(["genfens 16 seed 3 book None", "quit"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the engine");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let fens: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("info string genfens "))
+        .map(String::from)
+        .collect();
+    assert_eq!(fens.len(), 16, "{text}");
+    assert_eq!(fens, genfens("16 seed 3 book None"));
+}

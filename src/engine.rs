@@ -22,7 +22,6 @@ use crate::time::{budget_for_clock, budget_for_movetime, Clock};
 use crate::tt::TranspositionTable;
 use crate::uci::{report_problem, send, Command, GoParams, PositionSpec};
 
-const ENGINE_NAME: &str = concat!("Kiraly ", env!("CARGO_PKG_VERSION"));
 const ENGINE_AUTHOR: &str = "the Kiraly developers";
 
 /// The search in progress, as the controller steers it.
@@ -37,6 +36,12 @@ pub struct Engine {
     game_keys: Vec<u64>,
     options: Options,
     tt: Arc<TranspositionTable>,
+    /// No search has written to `tt` since it was allocated or cleared, so
+    /// it is all zero still and clearing it again is skipped: that would
+    /// touch every page of a table the system hands out untouched, for
+    /// seconds with a table of gigabytes (a GUI sends `ucinewgame` right
+    /// after setting `Hash`), and would make it all resident at once.
+    tt_clean: bool,
     /// Syzygy tablebases from `SyzygyPath`, shared with the searches.
     tables: Option<Arc<Tables>>,
     /// The search threads; `None` only if the system refused to start one.
@@ -60,6 +65,10 @@ impl Default for Engine {
 
 impl Engine {
     pub fn new() -> Engine {
+        // The evaluation's switches are process-wide: a new engine starts
+        // from the defaults (the hand-crafted evaluation, the built-in net).
+        crate::nnue::set_enabled(false);
+        crate::nnue::set_network(None);
         let options = Options::default();
         let threads = options.threads;
         let tt = TranspositionTable::new(options.hash_mb)
@@ -70,6 +79,7 @@ impl Engine {
             game_keys: Vec::new(),
             options,
             tt: Arc::new(tt),
+            tt_clean: true,
             tables: None,
             pool: start_pool(threads),
             running: None,
@@ -91,7 +101,7 @@ impl Engine {
     pub fn handle(&mut self, command: Command) -> bool {
         match command {
             Command::Uci => {
-                send(&format!("id name {ENGINE_NAME}"));
+                send(&format!("id name {}", crate::build_info::NAME));
                 send(&format!("id author {ENGINE_AUTHOR}"));
                 for line in options::declarations() {
                     send(&line);
@@ -101,7 +111,7 @@ impl Engine {
             Command::IsReady => send("readyok"),
             Command::UciNewGame => {
                 self.finish_search();
-                self.tt.clear();
+                self.clear_tt();
                 if let Some(pool) = &mut self.pool {
                     pool.new_game();
                 }
@@ -119,6 +129,14 @@ impl Engine {
             Command::Invalid(message) => report_problem(&message),
         }
         true
+    }
+
+    /// Empties the hash table, unless no search has written to it yet.
+    fn clear_tt(&mut self) {
+        if !self.tt_clean {
+            self.tt.clear();
+            self.tt_clean = self.running.is_none();
+        }
     }
 
     /// Stops the running search, if any, and waits for its `bestmove`.
@@ -164,6 +182,7 @@ impl Engine {
                     match TranspositionTable::new(mb) {
                         Ok(tt) => {
                             self.tt = Arc::new(tt);
+                            self.tt_clean = true;
                             self.options.hash_mb = mb;
                         }
                         Err(message) => report_problem(&format!(
@@ -184,7 +203,7 @@ impl Engine {
             OptionChange::MoveOverhead(ms) => self.options.move_overhead_ms = ms,
             OptionChange::Chess960(on) => self.options.chess960 = on,
             OptionChange::Ponder(on) => self.options.ponder = on,
-            OptionChange::ClearHash => self.tt.clear(),
+            OptionChange::ClearHash => self.clear_tt(),
             OptionChange::MultiPv(n) => self.options.multipv = n,
             OptionChange::LimitStrength(on) => self.options.limit_strength = on,
             OptionChange::Elo(elo) => self.options.elo = elo,
@@ -192,7 +211,42 @@ impl Engine {
             OptionChange::SyzygyPath(path) => self.load_tablebases(path),
             OptionChange::SyzygyProbeDepth(depth) => self.options.syzygy_probe_depth = depth,
             OptionChange::Syzygy50MoveRule(on) => self.options.syzygy_50_move_rule = on,
+            OptionChange::UseNnue(on) => {
+                if on != crate::nnue::enabled() {
+                    crate::nnue::set_enabled(on);
+                    // The table caches static evaluations of the other kind.
+                    self.clear_tt();
+                }
+            }
+            OptionChange::EvalFile(path) => self.load_net(&path),
             OptionChange::Parameter(name, value) => crate::parameters::set(name, value),
+        }
+    }
+
+    /// `EvalFile`: the built-in net for `<embedded>`, else a net file. A file
+    /// that cannot be used is reported and the current net kept.
+    fn load_net(&mut self, path: &str) {
+        let net = if path == crate::nnue::EMBEDDED_NAME {
+            None
+        } else {
+            match crate::nnue::load_file(path) {
+                Ok(net) => Some(net),
+                Err(message) => {
+                    return report_problem(&format!("EvalFile {message}; keeping the current net"))
+                }
+            }
+        };
+        crate::nnue::set_network(net);
+        if let Some(net) = crate::nnue::current() {
+            send(&format!(
+                "info string EvalFile {path}: net {:016x}, (768x{} -> {})x2 -> 1",
+                net.hash,
+                crate::nnue::BUCKETS,
+                crate::nnue::HIDDEN
+            ));
+        }
+        if crate::nnue::enabled() {
+            self.clear_tt();
         }
     }
 
@@ -277,6 +331,7 @@ impl Engine {
             return;
         };
         self.tt.new_search();
+        self.tt_clean = false;
         pool.start(Job {
             root: self.root.clone(),
             game_keys: self.game_keys.clone(),
@@ -450,5 +505,50 @@ fn genfens(words: &[String]) {
             }
         }
         Err(message) => report_problem(&message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::uci::parse_command;
+    use std::time::Duration;
+
+    fn wait_for_search(engine: &mut Engine) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while engine.running.is_some() {
+            assert!(Instant::now() < deadline, "the search did not end");
+            std::thread::sleep(Duration::from_millis(5));
+            engine.reap_finished_search();
+        }
+    }
+
+    /// `ucinewgame` must still empty a table a search wrote to, while the
+    /// untouched table it skips is all zero already.
+    #[test]
+    fn a_new_game_clears_the_table_only_after_a_search() {
+        crate::uci::silence_output(true);
+        let mut engine = Engine::new();
+        engine.handle(parse_command("setoption name Hash value 1"));
+        assert!(engine.tt_clean);
+        assert!(engine.tt.probe(engine.root.key, 0).is_none());
+
+        engine.handle(parse_command("go depth 8"));
+        assert!(!engine.tt_clean);
+        wait_for_search(&mut engine);
+        assert!(engine.tt.hashfull() > 0);
+        assert!(engine.tt.probe(engine.root.key, 0).is_some());
+
+        engine.handle(parse_command("ucinewgame"));
+        assert!(engine.tt_clean);
+        assert_eq!(engine.tt.hashfull(), 0);
+        assert!(engine.tt.probe(engine.root.key, 0).is_none());
+
+        // A new table, even of the same size, starts clean.
+        engine.handle(parse_command("go depth 4"));
+        wait_for_search(&mut engine);
+        engine.handle(parse_command("setoption name Hash value 2"));
+        assert!(engine.tt_clean);
+        assert!(engine.tt.probe(engine.root.key, 0).is_none());
     }
 }

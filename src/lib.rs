@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod build_info;
 pub mod correction;
 pub mod engine;
 pub mod eval;
@@ -11,6 +12,7 @@ pub mod faults;
 pub mod history;
 pub mod movegen;
 pub mod movepick;
+pub mod nnue;
 pub mod openings;
 pub mod options;
 pub mod parameters;

@@ -329,7 +329,8 @@ impl GenFens {
             Some(_) => self.config.book_plies,
             None => self.config.plies,
         };
-        let mut search = SoloSearch::new(4)?;
+        // A small table: each screening search starts from a cleared one.
+        let mut search = SoloSearch::new(1)?;
         let mut seen = HashSet::new();
         let mut fens = Vec::with_capacity(self.count);
         for k in 0..self.count as u64 {

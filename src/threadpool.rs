@@ -20,8 +20,10 @@ use crate::search::{info_line, Limits, SearchContext, SearchResult, Searcher, Si
 use crate::tt::TranspositionTable;
 use crate::uci::{report_problem, send};
 
-/// Deep recursion with per-ply state needs more than the default 2 MB stack.
-const SEARCH_STACK_BYTES: usize = 64 * 1024 * 1024;
+/// Deep recursion with per-ply state needs more than the default 2 MB stack
+/// (and more than a Windows main thread's, which the executable fixes at
+/// 1 or 2 MB), so every search runs on a thread of its own with this stack.
+pub const SEARCH_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 /// One `go`: everything the threads need, shared read-only.
 pub struct Job {

@@ -281,11 +281,51 @@ impl Evaluator {
         }
     }
 
-    /// Centipawns from the side to move's point of view.
+    /// Centipawns from the side to move's point of view: the net's when
+    /// `Use NNUE` is on, else the hand-crafted evaluation's.
     #[inline]
     pub fn evaluate(&mut self, pos: &Chess) -> i32 {
+        if crate::nnue::enabled() {
+            if let Some(net) = crate::nnue::current() {
+                return evaluate_nnue(net, pos);
+            }
+        }
         evaluate_with(pos, Some(&mut self.pawns), &mut NoTrace).stm
     }
+}
+
+/// The net's evaluation, side to move's view, with what the hand-crafted
+/// one also applies around its terms: 0 for a dead position, and the same
+/// fade towards the fifty-move rule (so the table's clock-free caching of
+/// evaluations holds for both).
+pub fn evaluate_nnue(net: &crate::nnue::Network, pos: &Chess) -> i32 {
+    match crate::nnue::Accumulator::refresh(net, pos.board()) {
+        Some(acc) => evaluate_nnue_from(net, &acc, pos),
+        None => 0,
+    }
+}
+
+/// `evaluate_nnue` with the accumulator of `pos` at hand (the search keeps
+/// one per ply, updated move by move).
+#[inline]
+pub fn evaluate_nnue_from(
+    net: &crate::nnue::Network,
+    acc: &crate::nnue::Accumulator,
+    pos: &Chess,
+) -> i32 {
+    let dead = (pos.board().pawns() | pos.board().rooks() | pos.board().queens()).is_empty()
+        && pos.has_insufficient_material(Color::White)
+        && pos.has_insufficient_material(Color::Black);
+    if dead {
+        return 0;
+    }
+    let raw = acc.evaluate(net, pos.turn());
+    // Keep clear of mate and tablebase scores.
+    let raw = raw.clamp(
+        -crate::score::TB_WIN_BOUND + 1,
+        crate::score::TB_WIN_BOUND - 1,
+    );
+    raw * halfmove_factor(pos.halfmoves()) / (100 - HALFMOVE_FREE)
 }
 
 /// Evaluates without a pawn table (convenience for one-off calls).

@@ -449,9 +449,12 @@ impl Filter {
         }
     }
 
+    /// Whether a sample is used. A "no move" ply (data converted from the
+    /// older text format, already filtered when it was written, one position
+    /// per record) is not subject to the opening-ply rule.
     pub fn accepts(&self, s: &Sample) -> bool {
         s.score != NO_SCORE
-            && s.ply >= self.skip_plies
+            && (s.ply >= self.skip_plies || s.mv.is_none())
             && i32::from(s.score).abs() < self.max_score
             && !(self.skip_in_check && s.pos.is_check())
             && !(self.skip_tactical && s.mv.is_some_and(|m| m.is_capture() || m.is_promotion()))
