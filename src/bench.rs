@@ -102,11 +102,11 @@ fn run_on_this_thread(depth: i32) -> (u64, u64) {
         let started = Instant::now();
         let result = searcher.think(&bench_board(fen), &ctx);
         searching += started.elapsed();
-        total_nodes += searcher.nodes;
+        total_nodes += searcher.nodes();
         log::info!(
             "bench position {:2}: {} nodes, best {:?}",
             i + 1,
-            searcher.nodes,
+            searcher.nodes(),
             result.best
         );
     }
@@ -157,7 +157,7 @@ fn run_timed_on_this_thread(threads: usize, movetime_ms: u64) -> (u64, u64) {
             signals.stop.store(true, Ordering::Relaxed);
         });
         searching += started.elapsed();
-        total_nodes += searchers.iter().map(|s| s.nodes).sum::<u64>();
+        total_nodes += searchers.iter().map(|s| s.nodes()).sum::<u64>();
     }
     let ms = searching.as_millis().max(1) as u64;
     (total_nodes, total_nodes * 1000 / ms)
@@ -184,7 +184,7 @@ fn fresh_context<'a>(
         limits,
         start: Instant::now(),
         castling_mode: CastlingMode::Standard,
-        history: &[],
+        game_keys: &[],
         tb: None,
     }
 }

@@ -33,7 +33,7 @@ struct RunningSearch {
 pub struct Engine {
     root: Board,
     /// Keys of the positions before `root` in the game, for repetitions.
-    history: Vec<u64>,
+    game_keys: Vec<u64>,
     options: Options,
     tt: Arc<TranspositionTable>,
     /// No search has written to `tt` since it was allocated or cleared, so
@@ -76,7 +76,7 @@ impl Engine {
             .expect("a 1 MB hash table can always be allocated");
         Engine {
             root: Board::new(Chess::default()),
-            history: Vec::new(),
+            game_keys: Vec::new(),
             options,
             tt: Arc::new(tt),
             tt_clean: true,
@@ -219,6 +219,7 @@ impl Engine {
                 }
             }
             OptionChange::EvalFile(path) => self.load_net(&path),
+            OptionChange::Parameter(name, value) => crate::parameters::set(name, value),
         }
     }
 
@@ -262,9 +263,9 @@ impl Engine {
 
     fn set_position(&mut self, spec: &PositionSpec, moves: &[String]) {
         match self.build_position(spec, moves) {
-            Ok((root, history)) => {
+            Ok((root, game_keys)) => {
                 self.root = root;
-                self.history = history;
+                self.game_keys = game_keys;
             }
             Err(message) => report_problem(&format!("{message}; position unchanged")),
         }
@@ -280,13 +281,13 @@ impl Engine {
             PositionSpec::Fen(text) => parse_fen(text, self.castling_mode())?,
         };
         let mut board = Board::new(pos);
-        let mut history = Vec::with_capacity(moves.len());
+        let mut game_keys = Vec::with_capacity(moves.len());
         for text in moves {
             let m = parse_move(&board.pos, text)?;
-            history.push(board.key);
+            game_keys.push(board.key);
             board = board.play(m);
         }
-        Ok((board, history))
+        Ok((board, game_keys))
     }
 
     fn go(&mut self, params: GoParams) {
@@ -308,7 +309,7 @@ impl Engine {
                 self.options.syzygy_probe_depth,
                 self.options.syzygy_50_move_rule,
                 &self.root,
-                &self.history,
+                &self.game_keys,
                 &mut limits.searchmoves,
             )
         });
@@ -327,7 +328,7 @@ impl Engine {
         self.tt_clean = false;
         pool.start(Job {
             root: self.root.clone(),
-            history: self.history.clone(),
+            game_keys: self.game_keys.clone(),
             limits,
             signals: Arc::clone(&signals),
             tt: Arc::clone(&self.tt),
@@ -524,24 +525,24 @@ mod tests {
         let mut engine = Engine::new();
         engine.handle(parse_command("setoption name Hash value 1"));
         assert!(engine.tt_clean);
-        assert!(engine.tt.probe(engine.root.key).is_none());
+        assert!(engine.tt.probe(engine.root.key, 0).is_none());
 
         engine.handle(parse_command("go depth 8"));
         assert!(!engine.tt_clean);
         wait_for_search(&mut engine);
         assert!(engine.tt.hashfull() > 0);
-        assert!(engine.tt.probe(engine.root.key).is_some());
+        assert!(engine.tt.probe(engine.root.key, 0).is_some());
 
         engine.handle(parse_command("ucinewgame"));
         assert!(engine.tt_clean);
         assert_eq!(engine.tt.hashfull(), 0);
-        assert!(engine.tt.probe(engine.root.key).is_none());
+        assert!(engine.tt.probe(engine.root.key, 0).is_none());
 
         // A new table, even of the same size, starts clean.
         engine.handle(parse_command("go depth 4"));
         wait_for_search(&mut engine);
         engine.handle(parse_command("setoption name Hash value 2"));
         assert!(engine.tt_clean);
-        assert!(engine.tt.probe(engine.root.key).is_none());
+        assert!(engine.tt.probe(engine.root.key, 0).is_none());
     }
 }

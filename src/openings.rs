@@ -223,7 +223,7 @@ impl SoloSearch {
             limits: &limits,
             start: Instant::now(),
             castling_mode: board.pos.castles().mode(),
-            history,
+            game_keys: history,
             tb: None,
         };
         self.searcher.think(board, &ctx)

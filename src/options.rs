@@ -67,11 +67,13 @@ pub enum OptionChange {
     UseNnue(bool),
     /// A net file, or `<embedded>` for the built-in net.
     EvalFile(String),
+    /// A search parameter (tuning builds only; see `parameters`).
+    Parameter(&'static str, i32),
 }
 
 /// The `option ...` lines sent in reply to `uci`.
 pub fn declarations() -> Vec<String> {
-    vec![
+    let mut lines = vec![
         format!("option name Hash type spin default {HASH_DEFAULT_MB} min 1 max {HASH_MAX_MB}"),
         format!("option name Threads type spin default 1 min 1 max {THREADS_MAX}"),
         format!(
@@ -92,7 +94,9 @@ pub fn declarations() -> Vec<String> {
             "option name EvalFile type string default {}",
             crate::nnue::EMBEDDED_NAME
         ),
-    ]
+    ];
+    lines.extend(crate::parameters::declarations());
+    lines
 }
 
 /// Checks a `setoption` against the declarations. Names are matched without
@@ -140,6 +144,9 @@ pub fn validate(name: &str, value: Option<&str>) -> Result<OptionChange, String>
             path
         };
         Ok(OptionChange::EvalFile(path.to_string()))
+    } else if let Some(p) = crate::parameters::find(name).filter(|_| cfg!(feature = "tune")) {
+        spin(name, value, p.min as u64, p.max as u64)
+            .map(|v| OptionChange::Parameter(p.name, v as i32))
     } else {
         Err(format!("no such option: {name}"))
     }

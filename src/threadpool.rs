@@ -29,7 +29,7 @@ pub const SEARCH_STACK_BYTES: usize = 64 * 1024 * 1024;
 pub struct Job {
     pub root: Board,
     /// Keys of the positions before the root, for repetitions.
-    pub history: Vec<u64>,
+    pub game_keys: Vec<u64>,
     pub limits: Limits,
     pub signals: Arc<Signals>,
     pub tt: Arc<TranspositionTable>,
@@ -185,7 +185,7 @@ fn context(job: &Job) -> SearchContext<'_> {
         limits: &job.limits,
         start: job.start,
         castling_mode: job.castling_mode,
-        history: &job.history,
+        game_keys: &job.game_keys,
         tb: job.tb.as_ref(),
     }
 }

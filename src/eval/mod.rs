@@ -205,6 +205,19 @@ pub struct Info {
 }
 
 impl Info {
+    /// The squares the pieces of one role of side `c` attack.
+    #[inline]
+    pub fn attacks_by(&self, c: usize, role: Role) -> u64 {
+        self.attacked_by[c][role as usize - 1]
+    }
+
+    /// The pieces of one role (knight to queen) of side `c` that attack
+    /// the enemy king zone.
+    #[inline]
+    pub fn zone_attackers_by(&self, c: usize, role: Role) -> i32 {
+        self.zone_attackers[c][role as usize - Role::Knight as usize]
+    }
+
     fn new(board: &Board) -> Info {
         let mut info = Info {
             occupied: board.occupied().0,
