@@ -186,5 +186,7 @@ fn fresh_context<'a>(
         castling_mode: CastlingMode::Standard,
         game_keys: &[],
         tb: None,
+        // The bench fingerprint is the hand-crafted evaluation's.
+        net: None,
     }
 }

@@ -178,6 +178,8 @@ pub fn parse_book_line(line: &str) -> Result<Chess, String> {
 /// A single-threaded searcher with its own table and no output, for tools
 /// that play or screen many positions (datagen, `genfens`).
 pub struct SoloSearch {
+    /// The net to evaluate with; `None` (the default): hand-crafted.
+    pub net: Option<&'static crate::nnue::Network>,
     searcher: Searcher,
     tt: TranspositionTable,
     signals: Signals,
@@ -188,6 +190,7 @@ impl SoloSearch {
         let mut searcher = Searcher::new(0);
         searcher.verbose = false;
         Ok(SoloSearch {
+            net: None,
             searcher,
             tt: TranspositionTable::new(hash_mb)?,
             signals: Signals::default(),
@@ -225,6 +228,7 @@ impl SoloSearch {
             castling_mode: board.pos.castles().mode(),
             game_keys: history,
             tb: None,
+            net: self.net,
         };
         self.searcher.think(board, &ctx)
     }

@@ -148,6 +148,9 @@ pub struct SearchContext<'a> {
     pub game_keys: &'a [u64],
     /// Syzygy tablebases, when `SyzygyPath` found some.
     pub tb: Option<&'a crate::tb::Probe>,
+    /// The net to evaluate with (`Use NNUE`); `None`: the hand-crafted
+    /// evaluation.
+    pub net: Option<&'static crate::nnue::Network>,
 }
 
 const NODE_FLUSH: u64 = 1024;
@@ -442,6 +445,9 @@ pub struct Searcher {
     keys: Vec<u64>,
     /// Static evaluation with this thread's pawn hash table.
     evaluator: Evaluator,
+    /// The net, while `Use NNUE` is on (read at the start of each search);
+    /// its accumulators live on the stack.
+    net: Option<&'static crate::nnue::Network>,
     /// The last `info` line sent, to repeat after `ponderhit` (a GUI drops
     /// the lines sent while pondering).
     pub last_report: String,
@@ -473,6 +479,7 @@ impl Searcher {
             stack: Stack::new(),
             keys: Vec::with_capacity(1024),
             evaluator: Evaluator::new(),
+            net: None,
             last_report: String::new(),
         }
     }
@@ -510,6 +517,13 @@ impl Searcher {
         self.keys.clear();
         self.keys.extend_from_slice(ctx.game_keys);
         self.root.keys_len = self.keys.len();
+        self.net = ctx.net;
+        if let Some(net) = self.net {
+            match crate::nnue::Accumulator::refresh(net, root.pos.board()) {
+                Some(acc) => self.stack[0].acc = acc,
+                None => self.net = None,
+            }
+        }
 
         let mut legal = root.pos.legal_moves();
         if !ctx.limits.searchmoves.is_empty() {
@@ -960,7 +974,7 @@ impl Searcher {
                 return 0;
             }
             if ply >= MAX_PLY - 1 {
-                return self.evaluator.evaluate(&board.pos);
+                return self.evaluate(board, ply);
             }
             alpha = alpha.max(mated_in(ply));
             beta = beta.min(mate_in(ply + 1));
@@ -1025,7 +1039,7 @@ impl Searcher {
         let (raw_eval, static_eval) = if in_check {
             (-INFINITY, -INFINITY)
         } else {
-            self.static_eval(board, pawn_slot, tt_hit)
+            self.static_eval(board, ply, pawn_slot, tt_hit)
         };
         self.stack[ply].eval = static_eval;
         // Improving (d85dd9e: +9.3 ± 21.4): the side to move stands better
@@ -1100,6 +1114,9 @@ impl Searcher {
             && board.has_non_pawn_material()
         {
             if let Some(child) = board.play_null() {
+                if self.net.is_some() {
+                    self.stack[ply + 1].acc = self.stack[ply].acc;
+                }
                 // The further the evaluation stands above beta, the less a
                 // search is needed to confirm the cutoff.
                 let reduction = params::nmp_base_reduction()
@@ -1237,6 +1254,7 @@ impl Searcher {
                 self.report_current_move(m, searched + 1, depth, ctx);
             }
             let child = board.play(m);
+            self.push_accumulator(ply, board, m, &child);
             let gives_check = child.pos.is_check();
             let nodes_before = self.counts.nodes;
             self.stack[ply].played = Some(piece_to(side, m));
@@ -1476,6 +1494,7 @@ impl Searcher {
                 continue;
             }
             let child = board.play(m);
+            self.push_accumulator(ply, board, m, &child);
             self.keys.push(board.key);
             self.stack[ply].played = Some(piece_to(side, m));
             let mut score = -self.qsearch(&child, -probcut_beta, -probcut_beta + 1, ply + 1, ctx);
@@ -1548,17 +1567,57 @@ impl Searcher {
         }
     }
 
+    /// The static evaluation of the position at `ply`: the net's, from the
+    /// accumulators on the stack, while `Use NNUE` is on; else the
+    /// hand-crafted one.
+    #[inline]
+    fn evaluate(&mut self, board: &Board, ply: usize) -> i32 {
+        match self.net {
+            Some(net) => {
+                // Unit tests check every incremental update against a refresh.
+                #[cfg(test)]
+                assert_eq!(
+                    Some(self.stack[ply].acc),
+                    crate::nnue::Accumulator::refresh(net, board.pos.board()),
+                    "accumulators of ply {ply} differ from a refresh"
+                );
+                crate::eval::evaluate_nnue_from(net, &self.stack[ply].acc, &board.pos)
+            }
+            None => self.evaluator.evaluate_hand_crafted(&board.pos),
+        }
+    }
+
+    /// Makes the accumulators of `ply + 1` from those of `ply` after `m`
+    /// (played from `board`, giving `child`), when the net is in use.
+    #[inline]
+    fn push_accumulator(&mut self, ply: usize, board: &Board, m: Move, child: &Board) {
+        if let Some(net) = self.net {
+            let mover = board.pos.turn();
+            let delta = crate::nnue::features::Delta::of_move(&m, mover);
+            self.stack[ply + 1].acc =
+                self.stack[ply]
+                    .acc
+                    .after_move(net, child.pos.board(), &delta, mover);
+        }
+    }
+
     /// The evaluator's score (from the table entry `hit` when it holds one)
     /// and the score the search uses: that plus the correction learned for
     /// this pawn structure (`slot`), kept clear of table-win and mate scores.
     #[inline]
-    fn static_eval(&mut self, board: &Board, slot: usize, hit: Option<TtData>) -> (i32, i32) {
+    fn static_eval(
+        &mut self,
+        board: &Board,
+        ply: usize,
+        slot: usize,
+        hit: Option<TtData>,
+    ) -> (i32, i32) {
         let cached = hit
             .and_then(|h| h.eval)
             .filter(|_| crate::eval::is_clock_free(&board.pos));
         let raw = match cached {
             Some(raw) => raw,
-            None => self.evaluator.evaluate(&board.pos),
+            None => self.evaluate(board, ply),
         };
         let bound = TB_WIN_BOUND - 1;
         let corrected = raw + self.tables.correction.get(board.pos.turn(), slot);
@@ -1671,7 +1730,7 @@ impl Searcher {
             return if in_check {
                 0
             } else {
-                self.evaluator.evaluate(&board.pos)
+                self.evaluate(board, ply)
             };
         }
 
@@ -1709,7 +1768,8 @@ impl Searcher {
             // Stand pat: the side to move can usually do at least as well as
             // the static evaluation by declining every capture.
             let stand_pat;
-            (raw_eval, stand_pat) = self.static_eval(board, pawn_hash(board.pos.board()), tt_hit);
+            (raw_eval, stand_pat) =
+                self.static_eval(board, ply, pawn_hash(board.pos.board()), tt_hit);
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -1727,6 +1787,7 @@ impl Searcher {
                 continue;
             }
             let child = board.play(m);
+            self.push_accumulator(ply, board, m, &child);
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1, ctx);
             if self.counts.stopped {
                 return 0;
@@ -1852,4 +1913,33 @@ fn budget_elapsed(ctx: &SearchContext) -> Duration {
     let since_start = ctx.start.elapsed();
     let ponderhit = Duration::from_millis(ctx.signals.ponderhit_ms.load(Ordering::Relaxed));
     since_start.saturating_sub(ponderhit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::openings::SoloSearch;
+
+    /// Searches with the net: every evaluation asserts (see `evaluate`) that
+    /// the accumulators carried down the stack equal a refresh, through
+    /// captures, castling, en passant, promotions and null moves.
+    #[test]
+    fn nnue_search_keeps_the_stack_accumulators_exact() {
+        let net = crate::nnue::embedded().expect("the built-in net");
+        let mut search = SoloSearch::new(1).unwrap();
+        search.net = Some(net);
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        ] {
+            let board = Board::new(crate::openings::parse_book_line(fen).unwrap());
+            search.new_game();
+            let result = search.search(&board, &[], 20_000, 20_000);
+            assert!(result.best.is_some(), "{fen}");
+        }
+    }
 }

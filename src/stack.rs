@@ -9,6 +9,7 @@ use std::ops::{Index, IndexMut};
 
 use shakmaty::Move;
 
+use crate::nnue::Accumulator;
 use crate::score::{INFINITY, MAX_PLY};
 
 /// Entries before the root: as far back as any node looks.
@@ -31,8 +32,9 @@ pub struct StackEntry {
     pub eval: i32,
     /// The move a singular-extension search leaves out at this ply.
     pub excluded: Option<Move>,
-    // The NNUE accumulator of this ply lives here once the network lands
-    // (issue #10): updated from the previous ply's when a move is played.
+    /// The NNUE accumulators of this ply's position, when the net is in use:
+    /// made from the previous ply's by the move played there.
+    pub acc: Accumulator,
 }
 
 impl StackEntry {
@@ -43,6 +45,7 @@ impl StackEntry {
         played: None,
         eval: -INFINITY,
         excluded: None,
+        acc: Accumulator::EMPTY,
     };
 }
 

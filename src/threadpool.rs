@@ -187,6 +187,8 @@ fn context(job: &Job) -> SearchContext<'_> {
         castling_mode: job.castling_mode,
         game_keys: &job.game_keys,
         tb: job.tb.as_ref(),
+        // `Use NNUE` and `EvalFile` change only between searches.
+        net: crate::nnue::enabled().then(crate::nnue::current).flatten(),
     }
 }
 

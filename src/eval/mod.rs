@@ -290,6 +290,12 @@ impl Evaluator {
                 return evaluate_nnue(net, pos);
             }
         }
+        self.evaluate_hand_crafted(pos)
+    }
+
+    /// The hand-crafted evaluation, whatever `Use NNUE` says.
+    #[inline]
+    pub fn evaluate_hand_crafted(&mut self, pos: &Chess) -> i32 {
         evaluate_with(pos, Some(&mut self.pawns), &mut NoTrace).stm
     }
 }
