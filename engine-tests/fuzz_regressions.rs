@@ -58,7 +58,7 @@ fn kept_fuzz_inputs_replay_cleanly() {
                 break;
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                failures.push(format!("{name}: the session panicked"))
+                failures.push(format!("{name}: the replay panicked"))
             }
         }
         let panics: Vec<String> =
