@@ -169,18 +169,19 @@ class TestRealEngine(unittest.TestCase):
             run.cleanup()
 
     def test_clock_and_ponder(self):
-        # 2 games at 1+0.05 with pondering (2 engine processes busy per game).
-        # The runner is the GUI here, and its clock includes the time its own
-        # Python threads wait to be scheduled, which on a loaded 2-core
-        # machine (a build or another test beside this one) reaches tens of
-        # milliseconds. As a GUI with that latency would, it sets `Move
-        # Overhead` to cover it, so a loss on time means the engine
-        # overspent its budget, not that the runner read its answer late.
-        # The engine's own default (10 ms, README) is not what this measures.
+        # 2 games of 12 moves at 10+0.1 with pondering (2 engine processes
+        # busy per game), the engine's own settings (Move Overhead 10 ms).
+        # The runner's clock counts the time its Python threads and the
+        # engine wait to be scheduled, and on a 2-core machine shared with
+        # builds one move has been charged 0.95 s at 1+0.05: a clock of
+        # seconds absorbs such stalls, so a loss on time here means the
+        # engine overspent its clock, not that the machine was busy. Bullet
+        # without losses is tools/stress.sh's to show, on a machine kept
+        # busy on purpose.
         engine = self.engine
         run = Run(["--engine", f"cmd={engine}", "name=A", "--engine", f"cmd={engine}", "name=B",
-                   "--each", "option.Threads=1", "option.Hash=16", "option.Move Overhead=100",
-                   "--games", "2", "--tc", "1+0.05", "--ponder", "--maxmoves", "12"])
+                   "--each", "option.Threads=1", "option.Hash=16",
+                   "--games", "2", "--tc", "10+0.1", "--ponder", "--maxmoves", "12"])
         try:
             self.assertEqual(run.rc, 0, run.diag())
             self.assertEqual(len(run.games), 2)
@@ -189,7 +190,7 @@ class TestRealEngine(unittest.TestCase):
             check_pgn_games(self, run, ["A", "B"])
             # The engines searched on their clocks rather than answering at
             # once (which would pass the check above trivially): over 12
-            # moves of 1+0.05 a side thinks for well over a second in all.
+            # moves of 10+0.1 a side thinks for several seconds in all.
             for g in run.games:
                 spent = {chess.WHITE: 0.0, chess.BLACK: 0.0}
                 for node in g.mainline():
@@ -197,7 +198,7 @@ class TestRealEngine(unittest.TestCase):
                     if m:
                         spent[not node.turn()] += float(m.group(1))
                 for side, seconds in spent.items():
-                    self.assertGreater(seconds, 0.3, f"{chess.COLOR_NAMES[side]} thought "
+                    self.assertGreater(seconds, 1.0, f"{chess.COLOR_NAMES[side]} thought "
                                        f"{seconds:.3f} s in all\n{run.diag()}")
         finally:
             run.cleanup()
