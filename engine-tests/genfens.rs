@@ -2,32 +2,15 @@
 //! the lines it prints, their legality, variety and reproducibility.
 
 use std::collections::HashSet;
-use std::io::Write;
 use std::process::{Command, Stdio};
 
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 
-/// Runs the engine on `input` (UCI lines) and returns its stdout lines.
+mod common;
+
 fn engine(input: &str) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kiraly"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the engine");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().expect("engine exits");
-    assert!(out.status.success());
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(String::from)
-        .collect()
+    common::run_engine(input)
 }
 
 /// The FENs of the `genfens` lines of a run; every line of output must be

@@ -1,29 +1,10 @@
 //! The learned evaluation through the binary: `Use NNUE` and `EvalFile` as
 //! in Stockfish 15.1, and the net's part of `eval`.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
-/// Runs the engine on `input` (UCI lines) and returns its stdout lines.
 fn engine(input: &str) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kiraly"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the engine");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().expect("engine exits");
-    assert!(out.status.success());
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(String::from)
-        .collect()
+    common::run_engine(input)
 }
 
 fn net_path() -> String {

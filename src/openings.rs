@@ -6,7 +6,9 @@
 //! search finds it roughly balanced. Everything is a function of a seed and
 //! an opening number, so a run can be repeated exactly.
 
-use std::collections::HashSet;
+// A BTreeSet, not a HashSet: std's HashSet seeds itself from the OS, which
+// on Windows means bcryptprimitives.dll, absent from older Wine releases.
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -335,7 +337,7 @@ impl GenFens {
         };
         // A small table: each screening search starts from a cleared one.
         let mut search = SoloSearch::new(1)?;
-        let mut seen = HashSet::new();
+        let mut seen = BTreeSet::new();
         let mut fens = Vec::with_capacity(self.count);
         for k in 0..self.count as u64 {
             let mut rng = Rng::for_game(self.seed, k);
@@ -380,6 +382,7 @@ mod tests {
     use super::*;
     use shakmaty::uci::UciMove;
     use shakmaty::Move;
+    use std::collections::HashSet;
 
     fn position(fen: &str) -> Chess {
         parse_book_line(fen).unwrap()

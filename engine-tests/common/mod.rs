@@ -148,6 +148,29 @@ impl Engine {
     }
 }
 
+/// Runs the binary on `input` (UCI lines, ending in `quit`) and returns its
+/// stdout lines once it exits.
+pub fn run_engine(input: &str) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kiraly"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the engine");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(input.as_bytes())
+        .expect("engine stdin open");
+    let out = child.wait_with_output().expect("engine exits");
+    assert!(out.status.success(), "engine exit status {}", out.status);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
 pub fn position(fen: &str, mode: CastlingMode) -> Chess {
     fen.parse::<Fen>().unwrap().into_position(mode).unwrap()
 }

@@ -50,19 +50,11 @@ pub struct EpochReport {
     pub lr: f32,
 }
 
-/// A deterministic shuffle (SplitMix64 Fisher-Yates).
+/// A deterministic shuffle (Fisher-Yates with the engine's SplitMix64).
 pub fn shuffle<T>(items: &mut [T], seed: u64) {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut rng = kiraly::openings::Rng::new(seed);
     for i in (1..items.len()).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        items.swap(i, j);
+        items.swap(i, rng.below(i + 1));
     }
 }
 
