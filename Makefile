@@ -1,5 +1,8 @@
 # Kiraly build. `make` builds ./kiraly; `make EXE=path` builds it there
 # (the OpenBench convention); `make test` runs every test.
+# `make release` builds the downloadable archives into dist/ (Linux and
+# Windows, portable and AVX2); `make test-release` runs the Windows binary
+# under Wine. `make release-setup` installs what both need (Debian, rustup).
 
 EXE ?= kiraly
 CARGO ?= cargo
@@ -13,7 +16,7 @@ VENV_PYTHON = $(VENV)/bin/python
 # `make NATIVE=` builds a portable binary.
 NATIVE ?= -C target-cpu=native
 
-.PHONY: all test test-imports test-engine test-tools test-ecosystem venv bench clean
+.PHONY: all test test-imports test-engine test-tools test-ecosystem venv bench clean release release-setup test-release
 
 all:
 	RUSTFLAGS="$(NATIVE)" $(CARGO) build --release --bin kiraly --target-dir target/native
@@ -30,8 +33,11 @@ test-engine:
 	$(CARGO) test --release --workspace
 
 # The match and suite tests play real games with the engine just built.
+# datagen converts the match runner's PGNs (tools/test_datagen_pgn.py).
 test-tools: all $(VENV)/installed
-	MATCH_ENGINE="$(abspath $(EXE))" $(VENV_PYTHON) -m unittest discover -s tools -p 'test_*.py'
+	$(CARGO) build --release -p datagen
+	MATCH_ENGINE="$(abspath $(EXE))" DATAGEN_BIN="$(abspath target/release/datagen)" \
+		$(VENV_PYTHON) -m unittest discover -s tools -p 'test_*.py'
 
 # lichess-bot (python-chess), UCI option grammar, OpenBench commands.
 test-ecosystem: all $(VENV)/installed
@@ -45,6 +51,27 @@ $(VENV)/installed: requirements.txt
 
 venv: $(VENV)/installed
 
+# The archives: kiraly-VERSION-{linux,windows}-{x86-64,x86-64-v3}, each with
+# the binary, README.md, LICENSE and WHICH-BINARY.txt.
+DIST ?= dist
+release: release-setup
+	tools/release/build.sh --dist "$(DIST)"
+
+release-setup:
+	tools/release/setup.sh
+
+# The portable Windows binary (the one every Windows user can run) under
+# Wine: a UCI transcript with Windows line endings and a short game. Skips,
+# saying so, where Wine or the Windows toolchain cannot be installed.
+test-release:
+	-tools/release/setup.sh --wine
+	@if tools/release/setup.sh --check; then \
+		tools/release/build.sh --binaries-only --os windows --levels x86-64 && \
+		$(PYTHON) tools/release/test_windows.py target/release-x86-64/x86_64-pc-windows-gnu/release/kiraly.exe; \
+	else \
+		echo "test-release: SKIPPED: the Windows build tools could not be installed (see above)"; \
+	fi
+
 bench: all
 	"$(abspath $(EXE))" bench
 
@@ -52,3 +79,4 @@ clean:
 	$(CARGO) clean
 	rm -f kiraly
 	rm -rf $(VENV)
+	rm -rf "$(DIST)"

@@ -3,6 +3,10 @@
 //! the deepest listed depth whose count stays under a node cap, so the whole
 //! file finishes in seconds in release mode.
 
+mod common;
+
+use std::time::Duration;
+
 use kiraly::perft::{divide, perft};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
@@ -42,7 +46,7 @@ fn load(file: &str, node_cap: u64) -> Vec<Case> {
 }
 
 #[allow(clippy::result_large_err)]
-fn position(fen: &str, mode: CastlingMode) -> Chess {
+fn suite_position(fen: &str, mode: CastlingMode) -> Chess {
     let parsed: Fen = fen.parse().unwrap_or_else(|e| panic!("{fen}: {e}"));
     // The suite has legal-but-unreachable set-ups (a check no last move
     // could give); the engine accepts them too.
@@ -57,7 +61,7 @@ fn run_suite(file: &str, node_cap: u64, mode: CastlingMode, expected_positions: 
     assert_eq!(cases.len(), expected_positions, "{file}");
     let mut failures = Vec::new();
     for case in &cases {
-        let got = perft(&position(&case.fen, mode), case.depth);
+        let got = perft(&suite_position(&case.fen, mode), case.depth);
         if got != case.nodes {
             failures.push(format!(
                 "{} depth {}: expected {}, got {got}",
@@ -96,4 +100,51 @@ fn divide_sums_to_total_and_names_moves() {
     assert_eq!(total, 8902);
     assert_eq!(lines.iter().map(|(_, n)| n).sum::<u64>(), 8902);
     assert!(lines.iter().any(|(m, n)| m == "e2e4" && *n == 600));
+}
+
+/// A sample of each suite through the binary: `position fen` (the engine's
+/// own FEN parsing, Shredder-FEN castling under `UCI_Chess960`), then
+/// `go perft`, whose total must match the suite's count.
+#[test]
+fn sample_through_the_binary_position_fen_and_go_perft() {
+    let mut e = common::Engine::start();
+    let mut checked = 0;
+    for (file, every, chess960) in [
+        ("perft.epd", 8, false),
+        ("perft-extra.epd", 12, false),
+        ("perft960.epd", 40, true),
+    ] {
+        e.send(&format!("setoption name UCI_Chess960 value {chess960}"));
+        // Counts up to 200000 nodes keep each `go perft` to a fraction of a
+        // second; positions with only deeper counts are passed over.
+        let cases: Vec<Case> = load(file, 200_000)
+            .into_iter()
+            .filter(|c| c.nodes <= 200_000)
+            .collect();
+        assert!(cases.len() > 2 * every, "{file}: {} cases", cases.len());
+        for case in cases.iter().step_by(every) {
+            e.send(&format!("position fen {}", case.fen));
+            e.send(&format!("go perft {}", case.depth));
+            let out = e.read_until(Duration::from_secs(30), |l| {
+                l.starts_with("Nodes searched") || l.starts_with("info string")
+            });
+            assert_eq!(
+                out.last().unwrap(),
+                &format!("Nodes searched: {}", case.nodes),
+                "{file}: {} depth {}",
+                case.fen,
+                case.depth
+            );
+            checked += 1;
+        }
+        if chess960 {
+            // Shredder-FEN castling rights in the sample.
+            assert!(cases
+                .iter()
+                .step_by(every)
+                .any(|c| c.fen.split_whitespace().nth(2) != Some("-")));
+        }
+    }
+    assert!(checked >= 50, "{checked} positions through the binary");
+    e.quit();
 }

@@ -89,19 +89,38 @@ fn syzygy_options_are_declared() {
             "missing '{expected}' in {lines:?}"
         );
     }
-    e.send("setoption name SyzygyProbeDepth value 4");
-    e.send("setoption name Syzygy50MoveRule value false");
     e.send("setoption name SyzygyPath value <empty>");
     e.send("setoption name SyzygyPath value");
     e.is_ready();
-    for bad in [
-        "setoption name SyzygyProbeDepth value 0",
-        "setoption name SyzygyProbeDepth value deep",
-        "setoption name Syzygy50MoveRule value maybe",
+    e.quit();
+
+    // Values set, then bad values refused, then the set values seen at work
+    // (the effects themselves are tested below): SyzygyProbeDepth 100 keeps
+    // the search from probing positions with the tables' most pieces, and
+    // Syzygy50MoveRule false makes a cursed win a win.
+    let mut e = engine_with_tables();
+    e.send("setoption name SyzygyProbeDepth value 100");
+    e.send("setoption name Syzygy50MoveRule value false");
+    for (bad, reason) in [
+        ("setoption name SyzygyProbeDepth value 0", "out of range"),
+        ("setoption name SyzygyProbeDepth value deep", "not a number"),
+        (
+            "setoption name Syzygy50MoveRule value maybe",
+            "true or false",
+        ),
     ] {
         e.send(bad);
-        e.read_until(TIMEOUT, |l| l.starts_with("info string"));
+        let reply = e.read_until(TIMEOUT, |l| l.starts_with("info string"));
+        assert!(reply[0].contains(reason), "{bad}: {reply:?}");
     }
+    let (_, out) = search(&mut e, "8/8/8/4k3/8/3p4/8/3QK3 w - - 0 1", "go depth 8");
+    assert_eq!(
+        tbhits(last_info(&out)),
+        Some(0),
+        "ProbeDepth 100 kept: {out:?}"
+    );
+    let (_, out) = search(&mut e, "8/8/8/4k3/8/8/8/KR6 w - - 90 100", "go depth 6");
+    assert!(is_win(&last_score(&out)), "50MoveRule false kept: {out:?}");
     e.quit();
 }
 
@@ -116,7 +135,8 @@ fn a_bad_path_is_reported_and_the_engine_keeps_working() {
     let fen = "3R4/2k5/8/3K4/8/8/8/8 w - - 0 1";
     let (best, out) = search(&mut e, fen, "go depth 6");
     assert_eq!(tbhits(last_info(&out)), None, "{out:?}");
-    assert!(!best.is_empty());
+    // Without tables the search alone keeps KRvK won.
+    assert_eq!(wdl_after(fen, &best), Wdl::Loss, "{best}");
 
     // Several directories: the missing one is reported, the other loads.
     let both = std::env::join_paths([missing, tables_dir().as_str()]).unwrap();

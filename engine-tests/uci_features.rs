@@ -218,6 +218,8 @@ fn full_strength_is_the_default_and_levels_differ() {
         for s in setup {
             e.send(s);
         }
+        // A fresh table and histories: the count depends on the level only.
+        e.send("ucinewgame");
         e.send("position startpos");
         e.send("go wtime 20000 btime 20000");
         let out = e.bestmove(Duration::from_secs(10));
@@ -241,8 +243,21 @@ fn full_strength_is_the_default_and_levels_differ() {
     let strong = nodes_at(&mut e, &["setoption name UCI_Elo value 1750"]);
     let full = nodes_at(&mut e, &["setoption name UCI_LimitStrength value false"]);
     assert!(weak < strong && strong < full, "{weak} {strong} {full}");
+    // Each level keeps to its node budget.
+    assert!(
+        weak <= kiraly::strength::StrengthLimit::new(1400).nodes,
+        "{weak}"
+    );
+    assert!(
+        strong <= kiraly::strength::StrengthLimit::new(1750).nodes,
+        "{strong}"
+    );
+    // A refused Elo keeps the last one: the same search as at 1750.
     e.send("setoption name UCI_Elo value 1000");
-    e.read_until(Duration::from_secs(5), |l| l.starts_with("info string"));
+    let reply = e.read_until(Duration::from_secs(5), |l| l.starts_with("info string"));
+    assert!(reply[0].contains("out of range"), "{reply:?}");
+    let kept = nodes_at(&mut e, &["setoption name UCI_LimitStrength value true"]);
+    assert_eq!(kept, strong, "UCI_Elo 1750 kept after a bad value");
     e.quit();
 }
 
@@ -318,6 +333,8 @@ fn show_wdl_adds_win_draw_loss_per_mille() {
         (START, "level"),
         ("4k3/8/8/8/8/8/3Q4/4K3 w - - 0 1", "won"),
         ("6k1/5ppp/8/8/8/8/5PPP/4R1K1 w - - 0 1", "mate"),
+        // Black's only move, Kb8, allows Rh8#: the mated side sees a loss.
+        ("k7/8/1K6/8/8/8/8/7R b - - 0 1", "mated"),
     ] {
         e.send(&format!("position fen {fen}"));
         e.send("go depth 6");
@@ -332,10 +349,31 @@ fn show_wdl_adds_win_draw_loss_per_mille() {
             assert!(line.contains(&format!("wdl {w} {d} {l} nodes")), "{line}");
         }
         let [w, d, l] = wdl_of(scored.last().unwrap());
+        // Every figure is the model's for the line's score and the root's
+        // material.
+        let material = kiraly::wdl::material_count(&position(fen, CastlingMode::Standard));
+        for line in &scored {
+            if let Some(cp) = line
+                .split(" score cp ")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+            {
+                let (mw, md, ml) = kiraly::wdl::wdl(cp.parse().unwrap(), material);
+                assert_eq!(wdl_of(line), [mw, md, ml], "{line}");
+            }
+        }
         match check {
-            "level" => assert!(w.abs_diff(l) < 300 && d > 100, "{w} {d} {l}"),
+            // A small edge for White at the start: more wins than losses.
+            "level" => assert!(w > l && w.abs_diff(l) < 150 && d > 150, "{w} {d} {l}"),
             "won" => assert!(w > 950, "{w} {d} {l}"),
-            _ => assert_eq!([w, d, l], [1000, 0, 0]),
+            "mate" => {
+                assert_eq!(last_score(&out), "mate 1");
+                assert_eq!([w, d, l], [1000, 0, 0]);
+            }
+            _ => {
+                assert_eq!(last_score(&out), "mate -1");
+                assert_eq!([w, d, l], [0, 0, 1000]);
+            }
         }
     }
     e.quit();

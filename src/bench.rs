@@ -10,6 +10,7 @@ use shakmaty::{CastlingMode, Chess};
 
 use crate::board::Board;
 use crate::search::{Limits, SearchContext, Searcher, Signals};
+use crate::threadpool::SEARCH_STACK_BYTES;
 use crate::time::budget_for_movetime;
 use crate::tt::TranspositionTable;
 
@@ -63,6 +64,25 @@ pub const POSITIONS: [&str; 40] = [
 /// table cleared between positions, so the node count depends only on the
 /// code. Prints the OpenBench summary line last.
 pub fn run(depth: i32) -> (u64, u64) {
+    on_search_stack(move || run_on_this_thread(depth))
+}
+
+/// Runs `body` on a thread with a search thread's stack: the caller may be a
+/// main thread, whose stack is smaller on Windows than a deep search needs.
+fn on_search_stack<T: Send>(body: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("bench".into())
+            .stack_size(SEARCH_STACK_BYTES)
+            .spawn_scoped(scope, body)
+            .expect("a thread for the bench")
+            .join()
+            // A panic in the bench is a bug; let it surface as one.
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+fn run_on_this_thread(depth: i32) -> (u64, u64) {
     let tt = TranspositionTable::new(16).expect("16 MB for the bench table");
     let mut searcher = Searcher::new(0);
     searcher.verbose = false;
@@ -82,11 +102,11 @@ pub fn run(depth: i32) -> (u64, u64) {
         let started = Instant::now();
         let result = searcher.think(&bench_board(fen), &ctx);
         searching += started.elapsed();
-        total_nodes += searcher.nodes;
+        total_nodes += searcher.nodes();
         log::info!(
             "bench position {:2}: {} nodes, best {:?}",
             i + 1,
-            searcher.nodes,
+            searcher.nodes(),
             result.best
         );
     }
@@ -100,6 +120,10 @@ pub fn run(depth: i32) -> (u64, u64) {
 /// their speed. At fixed time the node count varies from run to run; this
 /// measures how the speed scales with threads, `run` measures the code.
 pub fn run_timed(threads: usize, movetime_ms: u64) -> (u64, u64) {
+    on_search_stack(move || run_timed_on_this_thread(threads, movetime_ms))
+}
+
+fn run_timed_on_this_thread(threads: usize, movetime_ms: u64) -> (u64, u64) {
     let tt = TranspositionTable::new(64).expect("64 MB for the speed test table");
     let mut searchers: Vec<Searcher> = (0..threads.max(1)).map(Searcher::new).collect();
     for s in &mut searchers {
@@ -122,13 +146,18 @@ pub fn run_timed(threads: usize, movetime_ms: u64) -> (u64, u64) {
         std::thread::scope(|scope| {
             for helper in helpers.iter_mut() {
                 let (ctx, board) = (&ctx, &board);
-                scope.spawn(move || helper.think(board, ctx));
+                let helper_thread = std::thread::Builder::new()
+                    .stack_size(SEARCH_STACK_BYTES)
+                    .spawn_scoped(scope, move || helper.think(board, ctx));
+                if let Err(e) = helper_thread {
+                    log::warn!("speedtest: cannot start a helper thread: {e}");
+                }
             }
             main.think(&board, &ctx);
             signals.stop.store(true, Ordering::Relaxed);
         });
         searching += started.elapsed();
-        total_nodes += searchers.iter().map(|s| s.nodes).sum::<u64>();
+        total_nodes += searchers.iter().map(|s| s.nodes()).sum::<u64>();
     }
     let ms = searching.as_millis().max(1) as u64;
     (total_nodes, total_nodes * 1000 / ms)
@@ -155,7 +184,9 @@ fn fresh_context<'a>(
         limits,
         start: Instant::now(),
         castling_mode: CastlingMode::Standard,
-        history: &[],
+        game_keys: &[],
         tb: None,
+        // The bench fingerprint is the hand-crafted evaluation's.
+        net: None,
     }
 }

@@ -22,7 +22,6 @@ use crate::time::{budget_for_clock, budget_for_movetime, Clock};
 use crate::tt::TranspositionTable;
 use crate::uci::{report_problem, send, Command, GoParams, PositionSpec};
 
-const ENGINE_NAME: &str = concat!("Kiraly ", env!("CARGO_PKG_VERSION"));
 const ENGINE_AUTHOR: &str = "the Kiraly developers";
 
 /// The search in progress, as the controller steers it.
@@ -34,9 +33,15 @@ struct RunningSearch {
 pub struct Engine {
     root: Board,
     /// Keys of the positions before `root` in the game, for repetitions.
-    history: Vec<u64>,
+    game_keys: Vec<u64>,
     options: Options,
     tt: Arc<TranspositionTable>,
+    /// No search has written to `tt` since it was allocated or cleared, so
+    /// it is all zero still and clearing it again is skipped: that would
+    /// touch every page of a table the system hands out untouched, for
+    /// seconds with a table of gigabytes (a GUI sends `ucinewgame` right
+    /// after setting `Hash`), and would make it all resident at once.
+    tt_clean: bool,
     /// Syzygy tablebases from `SyzygyPath`, shared with the searches.
     tables: Option<Arc<Tables>>,
     /// The search threads; `None` only if the system refused to start one.
@@ -60,6 +65,10 @@ impl Default for Engine {
 
 impl Engine {
     pub fn new() -> Engine {
+        // The evaluation's switches are process-wide: a new engine starts
+        // from the defaults (the hand-crafted evaluation, the built-in net).
+        crate::nnue::set_enabled(false);
+        crate::nnue::set_network(None);
         let options = Options::default();
         let threads = options.threads;
         let tt = TranspositionTable::new(options.hash_mb)
@@ -67,9 +76,10 @@ impl Engine {
             .expect("a 1 MB hash table can always be allocated");
         Engine {
             root: Board::new(Chess::default()),
-            history: Vec::new(),
+            game_keys: Vec::new(),
             options,
             tt: Arc::new(tt),
+            tt_clean: true,
             tables: None,
             pool: start_pool(threads),
             running: None,
@@ -91,7 +101,7 @@ impl Engine {
     pub fn handle(&mut self, command: Command) -> bool {
         match command {
             Command::Uci => {
-                send(&format!("id name {ENGINE_NAME}"));
+                send(&format!("id name {}", crate::build_info::NAME));
                 send(&format!("id author {ENGINE_AUTHOR}"));
                 for line in options::declarations() {
                     send(&line);
@@ -101,7 +111,7 @@ impl Engine {
             Command::IsReady => send("readyok"),
             Command::UciNewGame => {
                 self.finish_search();
-                self.tt.clear();
+                self.clear_tt();
                 if let Some(pool) = &mut self.pool {
                     pool.new_game();
                 }
@@ -114,10 +124,19 @@ impl Engine {
             Command::Quit => return false,
             Command::Display => self.display(),
             Command::Eval => crate::eval::print_trace(&self.root.pos),
+            Command::GenFens(words) => genfens(&words),
             Command::Ignored | Command::Empty => {}
             Command::Invalid(message) => report_problem(&message),
         }
         true
+    }
+
+    /// Empties the hash table, unless no search has written to it yet.
+    fn clear_tt(&mut self) {
+        if !self.tt_clean {
+            self.tt.clear();
+            self.tt_clean = self.running.is_none();
+        }
     }
 
     /// Stops the running search, if any, and waits for its `bestmove`.
@@ -163,6 +182,7 @@ impl Engine {
                     match TranspositionTable::new(mb) {
                         Ok(tt) => {
                             self.tt = Arc::new(tt);
+                            self.tt_clean = true;
                             self.options.hash_mb = mb;
                         }
                         Err(message) => report_problem(&format!(
@@ -183,7 +203,7 @@ impl Engine {
             OptionChange::MoveOverhead(ms) => self.options.move_overhead_ms = ms,
             OptionChange::Chess960(on) => self.options.chess960 = on,
             OptionChange::Ponder(on) => self.options.ponder = on,
-            OptionChange::ClearHash => self.tt.clear(),
+            OptionChange::ClearHash => self.clear_tt(),
             OptionChange::MultiPv(n) => self.options.multipv = n,
             OptionChange::LimitStrength(on) => self.options.limit_strength = on,
             OptionChange::Elo(elo) => self.options.elo = elo,
@@ -191,6 +211,36 @@ impl Engine {
             OptionChange::SyzygyPath(path) => self.load_tablebases(path),
             OptionChange::SyzygyProbeDepth(depth) => self.options.syzygy_probe_depth = depth,
             OptionChange::Syzygy50MoveRule(on) => self.options.syzygy_50_move_rule = on,
+            OptionChange::UseNnue(on) => {
+                if on != crate::nnue::enabled() {
+                    crate::nnue::set_enabled(on);
+                    // The table caches static evaluations of the other kind.
+                    self.clear_tt();
+                }
+            }
+            OptionChange::EvalFile(path) => self.load_net(&path),
+            OptionChange::Parameter(name, value) => crate::parameters::set(name, value),
+        }
+    }
+
+    /// `EvalFile`: the built-in net for `<embedded>`, else a net file. A file
+    /// that cannot be used is reported and the current net kept.
+    fn load_net(&mut self, path: &str) {
+        let net = if path == crate::nnue::EMBEDDED_NAME {
+            None
+        } else {
+            match crate::nnue::load_file(path) {
+                Ok(net) => Some(net),
+                Err(message) => {
+                    return report_problem(&format!("EvalFile {message}; keeping the current net"))
+                }
+            }
+        };
+        // Silent on success, like every other option (GUIs set them all at
+        // start-up); `eval` names the net in use by its hash.
+        crate::nnue::set_network(net);
+        if crate::nnue::enabled() {
+            self.clear_tt();
         }
     }
 
@@ -213,9 +263,9 @@ impl Engine {
 
     fn set_position(&mut self, spec: &PositionSpec, moves: &[String]) {
         match self.build_position(spec, moves) {
-            Ok((root, history)) => {
+            Ok((root, game_keys)) => {
                 self.root = root;
-                self.history = history;
+                self.game_keys = game_keys;
             }
             Err(message) => report_problem(&format!("{message}; position unchanged")),
         }
@@ -231,13 +281,13 @@ impl Engine {
             PositionSpec::Fen(text) => parse_fen(text, self.castling_mode())?,
         };
         let mut board = Board::new(pos);
-        let mut history = Vec::with_capacity(moves.len());
+        let mut game_keys = Vec::with_capacity(moves.len());
         for text in moves {
             let m = parse_move(&board.pos, text)?;
-            history.push(board.key);
+            game_keys.push(board.key);
             board = board.play(m);
         }
-        Ok((board, history))
+        Ok((board, game_keys))
     }
 
     fn go(&mut self, params: GoParams) {
@@ -259,7 +309,7 @@ impl Engine {
                 self.options.syzygy_probe_depth,
                 self.options.syzygy_50_move_rule,
                 &self.root,
-                &self.history,
+                &self.game_keys,
                 &mut limits.searchmoves,
             )
         });
@@ -275,9 +325,10 @@ impl Engine {
             return;
         };
         self.tt.new_search();
+        self.tt_clean = false;
         pool.start(Job {
             root: self.root.clone(),
-            history: self.history.clone(),
+            game_keys: self.game_keys.clone(),
             limits,
             signals: Arc::clone(&signals),
             tt: Arc::clone(&self.tt),
@@ -335,6 +386,7 @@ impl Engine {
             infinite: params.infinite || unlimited,
             searchmoves,
             multipv: self.options.multipv,
+            soft_nodes: None,
             strength,
             wdl_material: self
                 .options
@@ -430,5 +482,67 @@ fn start_pool(threads: usize) -> Option<ThreadPool> {
             report_problem(&message);
             None
         }
+    }
+}
+
+/// `genfens N seed S book <None|file> [words]`, OpenBench's request for
+/// self-play openings: one `info string genfens <FEN>` line per opening.
+/// Runs on the controller thread (it is a tool command, sent before `quit`),
+/// with its own single-threaded searcher, so the game's table is untouched.
+fn genfens(words: &[String]) {
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let fens = crate::openings::GenFens::parse(&words).and_then(|request| request.generate());
+    match fens {
+        Ok(fens) => {
+            for fen in fens {
+                send(&format!("info string genfens {fen}"));
+            }
+        }
+        Err(message) => report_problem(&message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::uci::parse_command;
+    use std::time::Duration;
+
+    fn wait_for_search(engine: &mut Engine) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while engine.running.is_some() {
+            assert!(Instant::now() < deadline, "the search did not end");
+            std::thread::sleep(Duration::from_millis(5));
+            engine.reap_finished_search();
+        }
+    }
+
+    /// `ucinewgame` must still empty a table a search wrote to, while the
+    /// untouched table it skips is all zero already.
+    #[test]
+    fn a_new_game_clears_the_table_only_after_a_search() {
+        crate::uci::silence_output(true);
+        let mut engine = Engine::new();
+        engine.handle(parse_command("setoption name Hash value 1"));
+        assert!(engine.tt_clean);
+        assert!(engine.tt.probe(engine.root.key, 0).is_none());
+
+        engine.handle(parse_command("go depth 8"));
+        assert!(!engine.tt_clean);
+        wait_for_search(&mut engine);
+        assert!(engine.tt.hashfull() > 0);
+        assert!(engine.tt.probe(engine.root.key, 0).is_some());
+
+        engine.handle(parse_command("ucinewgame"));
+        assert!(engine.tt_clean);
+        assert_eq!(engine.tt.hashfull(), 0);
+        assert!(engine.tt.probe(engine.root.key, 0).is_none());
+
+        // A new table, even of the same size, starts clean.
+        engine.handle(parse_command("go depth 4"));
+        wait_for_search(&mut engine);
+        engine.handle(parse_command("setoption name Hash value 2"));
+        assert!(engine.tt_clean);
+        assert!(engine.tt.probe(engine.root.key, 0).is_none());
     }
 }

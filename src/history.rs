@@ -9,6 +9,8 @@
 
 use shakmaty::{Color, Move};
 
+use crate::parameters as params;
+
 pub const HISTORY_MAX: i32 = 16_384;
 
 /// Number of (coloured piece, destination) pairs.
@@ -24,7 +26,8 @@ fn gravity(entry: &mut i32, bonus: i32) {
 /// moves tried before it).
 #[inline]
 pub fn history_bonus(depth: i32) -> i32 {
-    (depth * depth * 16 + 32 * depth).min(4096)
+    (depth * depth * params::history_bonus_quadratic() + params::history_bonus_linear() * depth)
+        .min(params::history_bonus_max())
 }
 
 /// The (coloured piece, destination) index of a move by `side`. Castling is
@@ -36,19 +39,19 @@ pub fn piece_to(side: Color, m: Move) -> usize {
 }
 
 /// Butterfly history: indexed by side to move, from and to square.
-pub struct History {
+pub struct ButterflyHistory {
     table: Box<[[[i32; 64]; 64]; 2]>,
 }
 
-impl Default for History {
+impl Default for ButterflyHistory {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl History {
-    pub fn new() -> History {
-        History {
+impl ButterflyHistory {
+    pub fn new() -> ButterflyHistory {
+        ButterflyHistory {
             table: Box::new([[[0; 64]; 64]; 2]),
         }
     }
@@ -178,7 +181,7 @@ mod tests {
 
     #[test]
     fn gravity_keeps_values_bounded() {
-        let mut h = History::new();
+        let mut h = ButterflyHistory::new();
         let m = Move::Normal {
             role: Role::Knight,
             from: Square::G1,

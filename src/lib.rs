@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod build_info;
 pub mod correction;
 pub mod engine;
 pub mod eval;
@@ -11,12 +12,16 @@ pub mod faults;
 pub mod history;
 pub mod movegen;
 pub mod movepick;
+pub mod nnue;
+pub mod openings;
 pub mod options;
+pub mod parameters;
 pub mod perft;
 pub mod replay;
 pub mod score;
 pub mod search;
 pub mod see;
+pub mod stack;
 pub mod strength;
 pub mod tb;
 pub mod threadpool;

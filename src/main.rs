@@ -82,6 +82,12 @@ fn threads(text: &str) -> Result<usize, String> {
 }
 
 fn main() -> ExitCode {
+    if let Err(problem) = kiraly::build_info::check_cpu() {
+        eprintln!("kiraly: {problem}");
+        // A GUI shows the engine's output in its log, not its stderr.
+        println!("info string {problem}");
+        return ExitCode::FAILURE;
+    }
     // Logs go to stderr only; stdout is reserved for the protocol.
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)

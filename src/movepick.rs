@@ -1,18 +1,22 @@
-//! Move ordering, in stages: the transposition-table move; captures and
+//! Move ordering by score bands: the transposition-table move; captures and
 //! queen promotions that do not lose material (static exchange evaluation),
 //! by victim value and capture history; the two killer moves; the
-//! counter-move; the quiet moves by butterfly plus continuation history
-//! (one and two plies back); and last the captures that lose material.
+//! counter-move; the quiet moves (underpromotions among them) by butterfly
+//! plus continuation history (one and two plies back); and last the
+//! captures that lose material.
 //!
-//! Scores are kept in a fixed array beside shakmaty's stack-allocated move
-//! list, and the next best move is selected lazily: a cutoff on the first
-//! moves saves sorting the rest. The exchange evaluation of a capture is
-//! likewise done only when the capture comes up; a losing one is moved to
-//! the last stage instead of being returned.
+//! This is not a staged generator: every legal move is generated and
+//! scored at once, the score putting it in its band, and the scores are
+//! kept in a fixed array beside shakmaty's stack-allocated move list. The
+//! next best move is selected lazily, so a cutoff on the first moves saves
+//! sorting the rest. The exchange evaluation of a capture is likewise done
+//! only when the capture comes up; a losing one is moved to the last band
+//! instead of being returned.
 
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
 
-use crate::history::{piece_to, CaptureHistory, History, PIECE_TO};
+use crate::history::{piece_to, ButterflyHistory, CaptureHistory, PIECE_TO};
+use crate::parameters as params;
 use crate::see::{see_ge, see_value};
 use crate::tt::PackedMove;
 
@@ -30,7 +34,7 @@ const NOISY_SPAN: i32 = 100_000;
 pub struct OrderingContext<'a> {
     pub killers: &'a [Option<Move>; 2],
     pub counter: Option<Move>,
-    pub history: &'a History,
+    pub butterfly: &'a ButterflyHistory,
     pub captures: &'a CaptureHistory,
     /// Continuation-history rows of the moves one and two plies back.
     pub continuations: [Option<&'a [i32; PIECE_TO]>; 2],
@@ -41,12 +45,21 @@ impl OrderingContext<'_> {
     #[inline]
     pub fn quiet_score(&self, side: Color, m: Move) -> i32 {
         let to = piece_to(side, m);
-        let mut score = self.history.get(side.is_white(), m);
+        let mut score = self.butterfly.get(side.is_white(), m);
         for row in self.continuations.iter().flatten() {
             score += row[to];
         }
         score
     }
+}
+
+/// Whether the search treats `m` as quiet, for its prunings and
+/// reductions, the quiet-move histories and the correction history: neither
+/// a capture nor any promotion. The ordering draws the line elsewhere
+/// ([`noisy_score`]).
+#[inline]
+pub fn is_quiet(m: Move) -> bool {
+    !m.is_capture() && m.promotion().is_none()
 }
 
 /// Ordering value of a victim or an attacker, by role.
@@ -62,7 +75,10 @@ fn role_value(role: Role) -> i32 {
     }
 }
 
-/// MVV-LVA score of a capture or promotion; `None` for a quiet move.
+/// MVV-LVA score of a capture or queen promotion; `None` for a move the
+/// ordering puts among the quiet ones: a quiet move or an underpromotion
+/// (rarely good). The search calls an underpromotion noisy (see
+/// [`is_quiet`]).
 #[inline]
 pub fn noisy_score(m: Move) -> Option<i32> {
     // shakmaty reports a pawn as the capture of an en-passant move.
@@ -73,7 +89,7 @@ pub fn noisy_score(m: Move) -> Option<i32> {
     }
     let mut score = victim.map_or(0, role_value) * 100 - role_value(m.role());
     if promo == Some(Role::Queen) {
-        score += 800;
+        score += params::queen_promotion_order_bonus();
     }
     Some(score)
 }
@@ -110,7 +126,10 @@ impl<'a> ScoredMoves<'a> {
                     0
                 };
                 let value = victim.map_or(0, see_value) + promotion;
-                GOOD_NOISY + NOISY_SPAN / 2 + value * 16 + ctx.captures.get(side, m) / 2
+                GOOD_NOISY
+                    + NOISY_SPAN / 2
+                    + value * params::capture_victim_weight()
+                    + ctx.captures.get(side, m) / params::capture_history_divisor()
             } else if ctx.killers[0] == Some(m) {
                 KILLER_1
             } else if ctx.killers[1] == Some(m) {
@@ -183,7 +202,7 @@ impl<'a> ScoredMoves<'a> {
                 }
             }
             let (m, score) = (self.moves[best], self.scores[best]);
-            // A capture that loses material waits for the last stage.
+            // A capture that loses material waits for the last band.
             if let Some(pos) = self.pos {
                 if (GOOD_NOISY..GOOD_NOISY + NOISY_SPAN).contains(&score) && !see_ge(pos, m, 0) {
                     self.scores[best] = score - GOOD_NOISY + BAD_NOISY;

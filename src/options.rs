@@ -64,11 +64,16 @@ pub enum OptionChange {
     SyzygyPath(String),
     SyzygyProbeDepth(i32),
     Syzygy50MoveRule(bool),
+    UseNnue(bool),
+    /// A net file, or `<embedded>` for the built-in net.
+    EvalFile(String),
+    /// A search parameter (tuning builds only; see `parameters`).
+    Parameter(&'static str, i32),
 }
 
 /// The `option ...` lines sent in reply to `uci`.
 pub fn declarations() -> Vec<String> {
-    vec![
+    let mut lines = vec![
         format!("option name Hash type spin default {HASH_DEFAULT_MB} min 1 max {HASH_MAX_MB}"),
         format!("option name Threads type spin default 1 min 1 max {THREADS_MAX}"),
         format!(
@@ -84,7 +89,14 @@ pub fn declarations() -> Vec<String> {
         "option name SyzygyPath type string default <empty>".to_string(),
         format!("option name SyzygyProbeDepth type spin default 1 min 1 max {SYZYGY_PROBE_DEPTH_MAX}"),
         "option name Syzygy50MoveRule type check default true".to_string(),
-    ]
+        "option name Use NNUE type check default false".to_string(),
+        format!(
+            "option name EvalFile type string default {}",
+            crate::nnue::EMBEDDED_NAME
+        ),
+    ];
+    lines.extend(crate::parameters::declarations());
+    lines
 }
 
 /// Checks a `setoption` against the declarations. Names are matched without
@@ -121,6 +133,20 @@ pub fn validate(name: &str, value: Option<&str>) -> Result<OptionChange, String>
             .map(|v| OptionChange::SyzygyProbeDepth(v as i32))
     } else if is("Syzygy50MoveRule") {
         check(name, value).map(OptionChange::Syzygy50MoveRule)
+    } else if is("Use NNUE") {
+        check(name, value).map(OptionChange::UseNnue)
+    } else if is("EvalFile") {
+        // No value or an empty one means the built-in net.
+        let path = value.map_or("", str::trim);
+        let path = if path.is_empty() {
+            crate::nnue::EMBEDDED_NAME
+        } else {
+            path
+        };
+        Ok(OptionChange::EvalFile(path.to_string()))
+    } else if let Some(p) = crate::parameters::find(name).filter(|_| cfg!(feature = "tune")) {
+        spin(name, value, p.min as u64, p.max as u64)
+            .map(|v| OptionChange::Parameter(p.name, v as i32))
     } else {
         Err(format!("no such option: {name}"))
     }

@@ -1,8 +1,8 @@
-//! Runs a byte stream as a whole UCI session in-process, through the same
+//! Runs a byte stream as a whole UCI conversation in-process, through the same
 //! bounded line reader, parser and controller as the binary's stdin; the
 //! fuzz target and the fuzz regression tests share it.
 //!
-//! Only what would make a session unbounded is clamped, as a host's limits
+//! Only what would make a run unbounded is clamped, as a host's limits
 //! would: perft depth (a synchronous developer command), Hash (memory) and
 //! Threads. Searches run on the real thread pool and are stopped by the next
 //! command or when the engine is dropped at the end.

@@ -10,8 +10,8 @@
 //!   errors are plausible inaccuracies, not random blunders.
 //!
 //! The table below maps the setting to both levers. It was calibrated with
-//! `tools/match.py` against Stockfish 15.1's own `UCI_Elo` levels (see the
-//! README's strength table for the measured figures).
+//! `tools/match.py` against Stockfish 15.1's own `UCI_Elo` levels (see
+//! `docs/uci.md`, "Strength limit", for the measured figures).
 
 use shakmaty::Move;
 

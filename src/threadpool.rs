@@ -20,14 +20,16 @@ use crate::search::{info_line, Limits, SearchContext, SearchResult, Searcher, Si
 use crate::tt::TranspositionTable;
 use crate::uci::{report_problem, send};
 
-/// Deep recursion with per-ply state needs more than the default 2 MB stack.
-const SEARCH_STACK_BYTES: usize = 64 * 1024 * 1024;
+/// Deep recursion with per-ply state needs more than the default 2 MB stack
+/// (and more than a Windows main thread's, which the executable fixes at
+/// 1 or 2 MB), so every search runs on a thread of its own with this stack.
+pub const SEARCH_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 /// One `go`: everything the threads need, shared read-only.
 pub struct Job {
     pub root: Board,
     /// Keys of the positions before the root, for repetitions.
-    pub history: Vec<u64>,
+    pub game_keys: Vec<u64>,
     pub limits: Limits,
     pub signals: Arc<Signals>,
     pub tt: Arc<TranspositionTable>,
@@ -183,8 +185,10 @@ fn context(job: &Job) -> SearchContext<'_> {
         limits: &job.limits,
         start: job.start,
         castling_mode: job.castling_mode,
-        history: &job.history,
+        game_keys: &job.game_keys,
         tb: job.tb.as_ref(),
+        // `Use NNUE` and `EvalFile` change only between searches.
+        net: crate::nnue::enabled().then(crate::nnue::current).flatten(),
     }
 }
 

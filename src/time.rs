@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use crate::parameters as params;
+
 /// Clock information from a `go` command, for the side to move.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Clock {
@@ -21,15 +23,15 @@ pub struct TimeBudget {
     pub use_all: bool,
 }
 
-/// Moves assumed left in a sudden-death game.
-const DEFAULT_MOVES_TO_GO: u64 = 30;
-/// Never plan to use more than this share of the remaining clock on one move.
-const MAX_SHARE_PERCENT: u64 = 40;
-
 /// Budget for a move with a running clock. `overhead_ms` covers the GUI's and
 /// the operating system's latency; it is kept in reserve on every move.
 pub fn budget_for_clock(clock: Clock, overhead_ms: u64) -> TimeBudget {
-    let mtg = clock.movestogo.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 50);
+    // The tuned numbers (moves assumed left in a sudden-death game, shares
+    // of the clock and the increment) are in `parameters`.
+    let mtg = clock
+        .movestogo
+        .unwrap_or(params::moves_to_go() as u64)
+        .clamp(1, 50);
     // What may be spent without risk: the clock minus a reserve for overhead
     // on this and the next moves.
     let reserve = overhead_ms.saturating_mul(2).max(overhead_ms + 5);
@@ -38,17 +40,20 @@ pub fn budget_for_clock(clock: Clock, overhead_ms: u64) -> TimeBudget {
     // must pay for first: spending the whole increment on thinking drains a
     // low clock by the latency on every move until it flags.
     let inc = clock.inc_ms.saturating_sub(overhead_ms);
-    let per_move = usable / mtg + inc * 3 / 4;
+    let per_move = usable / mtg + inc * params::inc_use_pct() as u64 / 100;
     let cap = if mtg == 1 {
         usable
     } else {
-        usable * MAX_SHARE_PERCENT / 100
+        usable * params::max_share_pct() as u64 / 100
     };
     let soft = per_move.min(cap);
-    let hard = (per_move * 3).min(cap).max(soft);
+    let hard = (per_move * params::hard_limit_factor() as u64)
+        .min(cap)
+        .max(soft);
     // With almost nothing on the clock, still search a little: a move at
     // depth one beats a flag, and `hard` never exceeds the time left.
-    let floor = (clock.time_ms / 20).min(clock.time_ms.saturating_sub(overhead_ms));
+    let floor = (clock.time_ms / params::low_clock_divisor() as u64)
+        .min(clock.time_ms.saturating_sub(overhead_ms));
     TimeBudget {
         soft: Duration::from_millis(soft.max(floor.min(5))),
         hard: Duration::from_millis(hard.max(floor)),
@@ -82,18 +87,30 @@ pub struct IterationTimer {
     last: Option<(u16, i32)>,
 }
 
+/// A parameter given in percent, as a fraction.
+fn fraction(percent: i32) -> f64 {
+    f64::from(percent) / 100.0
+}
+
 /// Factors on the soft limit by the number of iterations the best move has
 /// stood: just changed, then 1, 2, 3, and 4 or more.
-const STABILITY_SCALE: [f64; 5] = [1.35, 1.15, 1.0, 0.9, 0.8];
-/// A best move that took this share of the iteration's nodes leaves the
-/// soft limit as it is; more shrinks it, less stretches it.
-const NEUTRAL_NODE_SHARE: f64 = 0.6;
-/// A score drop of this many centipawns since the last iteration adds half
-/// the soft limit again (smaller drops in proportion).
-const SCORE_DROP_FULL_CP: i32 = 100;
-/// The product of the factors is kept within these bounds.
-const SCALE_MIN: f64 = 0.4;
-const SCALE_MAX: f64 = 2.5;
+fn stability_scale(stable_iterations: u32) -> f64 {
+    fraction(match stable_iterations {
+        0 => params::stability_0_pct(),
+        1 => params::stability_1_pct(),
+        2 => params::stability_2_pct(),
+        3 => params::stability_3_pct(),
+        _ => params::stability_4_pct(),
+    })
+}
+
+/// The bounds of the factor on the soft limit.
+fn scale_bounds() -> (f64, f64) {
+    (
+        fraction(params::soft_scale_min_pct()),
+        fraction(params::soft_scale_max_pct()),
+    )
+}
 
 impl IterationTimer {
     /// Records a completed iteration and returns the factor for the soft
@@ -113,7 +130,7 @@ impl IterationTimer {
         };
         self.last = Some((best_move, score));
         let share = if total_nodes == 0 {
-            NEUTRAL_NODE_SHARE
+            fraction(params::neutral_node_share_pct())
         } else {
             (best_nodes as f64 / total_nodes as f64).clamp(0.0, 1.0)
         };
@@ -124,11 +141,12 @@ impl IterationTimer {
 /// The factor on the soft limit; see [`IterationTimer`]. `score_drop` is in
 /// centipawns, negative when the score rose.
 pub fn soft_scale(stable_iterations: u32, best_node_share: f64, score_drop: i32) -> f64 {
-    let stability = STABILITY_SCALE[(stable_iterations as usize).min(STABILITY_SCALE.len() - 1)];
-    let effort = 1.0 + (NEUTRAL_NODE_SHARE - best_node_share);
-    let falling =
-        1.0 + score_drop.clamp(0, SCORE_DROP_FULL_CP) as f64 / (2 * SCORE_DROP_FULL_CP) as f64;
-    (stability * effort * falling).clamp(SCALE_MIN, SCALE_MAX)
+    let stability = stability_scale(stable_iterations);
+    let effort = 1.0 + (fraction(params::neutral_node_share_pct()) - best_node_share);
+    let full_drop = params::score_drop_full_cp();
+    let falling = 1.0 + score_drop.clamp(0, full_drop) as f64 / (2 * full_drop) as f64;
+    let (min, max) = scale_bounds();
+    (stability * effort * falling).clamp(min, max)
 }
 
 #[cfg(test)]
@@ -266,7 +284,8 @@ mod tests {
             for share in [0.0, 0.5, 1.0] {
                 for drop in [-10_000, 0, 10_000] {
                     let s = soft_scale(stable, share, drop);
-                    assert!((SCALE_MIN..=SCALE_MAX).contains(&s), "{s}");
+                    let (min, max) = scale_bounds();
+                    assert!((min..=max).contains(&s), "{s}");
                 }
             }
         }

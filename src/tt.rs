@@ -16,6 +16,9 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use shakmaty::Move;
 
+use crate::parameters as params;
+use crate::score::{from_tt, to_tt};
+
 pub const MB: usize = 1024 * 1024;
 
 /// A move packed into 16 bits: from (6), to (6), promotion role (3).
@@ -46,10 +49,14 @@ pub enum Bound {
     Upper = 3,
 }
 
-/// What a probe returns.
+/// What the table keeps of a position: what a probe returns and a store
+/// writes.
 #[derive(Clone, Copy, Debug)]
-pub struct TtHit {
+pub struct TtData {
     pub mv: PackedMove,
+    /// The score as seen from the node that probes or stores it: the table
+    /// keeps mate and tablebase scores relative to the position and adjusts
+    /// them for the ply of the node (`score::to_tt`, `score::from_tt`).
     pub score: i32,
     pub depth: i32,
     pub bound: Bound,
@@ -96,14 +103,14 @@ fn pack(mv: PackedMove, score: i32, depth: i32, bound: Bound, eval: Option<i32>,
         | (((age & 0x3f) as u64) << 58)
 }
 
-fn unpack(data: u64) -> Option<TtHit> {
+fn unpack(data: u64) -> Option<TtData> {
     let bound = match (data >> 56) & 3 {
         1 => Bound::Exact,
         2 => Bound::Lower,
         3 => Bound::Upper,
         _ => return None, // empty slot
     };
-    Some(TtHit {
+    Some(TtData {
         mv: PackedMove(data as u16),
         score: (data >> 16) as u16 as i16 as i32,
         depth: ((data >> 48) & 0xff) as i32,
@@ -154,29 +161,33 @@ impl TranspositionTable {
     }
 
     #[inline]
-    pub fn probe(&self, key: u64) -> Option<TtHit> {
+    pub fn probe(&self, key: u64, ply: usize) -> Option<TtData> {
         for e in &self.bucket(key).0 {
             let data = e.data.load(Ordering::Relaxed);
             let check = e.key_xor_data.load(Ordering::Relaxed);
             if check ^ data == key {
-                return unpack(data);
+                return unpack(data).map(|d| TtData {
+                    score: from_tt(d.score, ply),
+                    ..d
+                });
             }
         }
         None
     }
 
-    /// Stores a search result; `eval` is the position's static evaluation
-    /// if the search computed one (kept so later visits need not recompute it).
+    /// Stores a search result of a node `ply` plies from the root; `eval`
+    /// is the position's static evaluation if the search computed one (kept
+    /// so later visits need not recompute it).
     #[inline]
-    pub fn store(
-        &self,
-        key: u64,
-        mv: PackedMove,
-        score: i32,
-        depth: i32,
-        bound: Bound,
-        eval: Option<i32>,
-    ) {
+    pub fn store(&self, key: u64, ply: usize, data: TtData) {
+        let TtData {
+            mv,
+            score,
+            depth,
+            bound,
+            eval,
+        } = data;
+        let score = to_tt(score, ply);
         let bucket = &self.bucket(key).0;
         let age = self.age.load(Ordering::Relaxed) & 0x3f;
         // The victim: this position's own entry, else the entry worth least,
@@ -191,7 +202,10 @@ impl TranspositionTable {
                     // A shallower bound must not wipe out a deeper one of the
                     // same position, unless it is exact or the old one stale.
                     let stale = age_of(data) != age;
-                    if !stale && bound != Bound::Exact && prev.depth > depth + 3 {
+                    if !stale
+                        && bound != Bound::Exact
+                        && prev.depth > depth + params::tt_replace_depth_margin()
+                    {
                         return;
                     }
                     // Keep the known best move and evaluation when
@@ -206,7 +220,7 @@ impl TranspositionTable {
                 None => i32::MIN,
                 Some(prev) => {
                     let searches_ago = (age.wrapping_sub(age_of(data)) & 0x3f) as i32;
-                    prev.depth - 8 * searches_ago
+                    prev.depth - params::tt_age_penalty() * searches_ago
                 }
             };
             if worth < victim_worth {
@@ -327,34 +341,115 @@ mod tests {
     fn store_and_probe_round_trip() {
         let tt = TranspositionTable::new(1).unwrap();
         let key = 0x1234_5678_9abc_def0;
-        tt.store(key, PackedMove(777), -31_000, 12, Bound::Lower, Some(-1234));
-        let hit = tt.probe(key).unwrap();
+        tt.store(
+            key,
+            0,
+            TtData {
+                mv: PackedMove(777),
+                score: -31_000,
+                depth: 12,
+                bound: Bound::Lower,
+                eval: Some(-1234),
+            },
+        );
+        let hit = tt.probe(key, 0).unwrap();
         assert_eq!(hit.mv, PackedMove(777));
         assert_eq!(hit.score, -31_000);
         assert_eq!(hit.depth, 12);
         assert_eq!(hit.bound, Bound::Lower);
         assert_eq!(hit.eval, Some(-1234));
-        assert!(tt.probe(key ^ 1).is_none());
+        assert!(tt.probe(key ^ 1, 0).is_none());
+    }
+
+    #[test]
+    fn mate_scores_are_kept_relative_to_the_position() {
+        let tt = TranspositionTable::new(1).unwrap();
+        let key = 0x7777_0000_1234_0001;
+        let data = |score| TtData {
+            mv: PackedMove(5),
+            score,
+            depth: 9,
+            bound: Bound::Exact,
+            eval: None,
+        };
+        // A mate 10 plies from the root, found at ply 4, is a mate 8 plies
+        // from the root when the position comes up at ply 2.
+        tt.store(key, 4, data(crate::score::mate_in(10)));
+        assert_eq!(tt.probe(key, 2).unwrap().score, crate::score::mate_in(8));
+        tt.store(key, 4, data(crate::score::mated_in(10)));
+        assert_eq!(tt.probe(key, 6).unwrap().score, crate::score::mated_in(12));
+        tt.store(key, 4, data(-250));
+        assert_eq!(tt.probe(key, 9).unwrap().score, -250);
     }
 
     #[test]
     fn evaluation_survives_a_store_without_one_and_never_wraps() {
         let tt = TranspositionTable::new(1).unwrap();
         let key = 0x0fed_cba9_8765_4321;
-        tt.store(key, PackedMove(3), 10, 4, Bound::Upper, Some(87));
-        tt.store(key, PackedMove(3), 20, 6, Bound::Lower, None);
-        let hit = tt.probe(key).unwrap();
+        tt.store(
+            key,
+            0,
+            TtData {
+                mv: PackedMove(3),
+                score: 10,
+                depth: 4,
+                bound: Bound::Upper,
+                eval: Some(87),
+            },
+        );
+        tt.store(
+            key,
+            0,
+            TtData {
+                mv: PackedMove(3),
+                score: 20,
+                depth: 6,
+                bound: Bound::Lower,
+                eval: None,
+            },
+        );
+        let hit = tt.probe(key, 0).unwrap();
         assert_eq!((hit.score, hit.eval), (20, Some(87)));
-        tt.store(key, PackedMove(3), 20, 7, Bound::Lower, Some(-87));
-        assert_eq!(tt.probe(key).unwrap().eval, Some(-87));
+        tt.store(
+            key,
+            0,
+            TtData {
+                mv: PackedMove(3),
+                score: 20,
+                depth: 7,
+                bound: Bound::Lower,
+                eval: Some(-87),
+            },
+        );
+        assert_eq!(tt.probe(key, 0).unwrap().eval, Some(-87));
         // Values the 16-bit field cannot hold are not stored at all.
         for out_of_range in [40_000, -40_000, i16::MIN as i32] {
             let other = key ^ 0xff00;
-            tt.store(other, PackedMove(1), 0, 1, Bound::Exact, Some(out_of_range));
-            assert_eq!(tt.probe(other).unwrap().eval, None);
+            tt.store(
+                other,
+                0,
+                TtData {
+                    mv: PackedMove(1),
+                    score: 0,
+                    depth: 1,
+                    bound: Bound::Exact,
+                    eval: Some(out_of_range),
+                },
+            );
+            assert_eq!(tt.probe(other, 0).unwrap().eval, None);
         }
-        tt.store(key ^ 0xff, PackedMove(1), 0, 1, Bound::Exact, Some(32_767));
-        assert_eq!(tt.probe(key ^ 0xff).unwrap().eval, Some(32_767));
+        tt.store(
+            key ^ 0xff,
+            0,
+            TtData {
+                mv: PackedMove(1),
+                score: 0,
+                depth: 1,
+                bound: Bound::Exact,
+                eval: Some(32_767),
+            },
+        );
+        assert_eq!(tt.probe(key ^ 0xff, 0).unwrap().eval, Some(32_767));
     }
 
     /// Threads hammer a small table with stores and probes of keys whose
@@ -384,8 +479,18 @@ mod tests {
                         let key = (x % 200_000).wrapping_mul(0xD6E8_FEB8_6659_FD93);
                         if (x >> 40) & 1 == 0 {
                             let (mv, score, depth, bound) = data_for(key);
-                            tt.store(key, mv, score, depth, bound, None);
-                        } else if let Some(hit) = tt.probe(key) {
+                            tt.store(
+                                key,
+                                0,
+                                TtData {
+                                    mv,
+                                    score,
+                                    depth,
+                                    bound,
+                                    eval: None,
+                                },
+                            );
+                        } else if let Some(hit) = tt.probe(key, 0) {
                             let (mv, score, depth, bound) = data_for(key);
                             assert_eq!(hit.mv, mv);
                             assert_eq!(hit.score, score);
@@ -407,27 +512,67 @@ mod tests {
     fn bucket_keeps_the_deep_entry() {
         let tt = TranspositionTable::new(1).unwrap();
         let base = 0xABCD_0000_0000_0000u64;
-        tt.store(base | 1, PackedMove(11), 50, 20, Bound::Exact, None);
+        tt.store(
+            base | 1,
+            0,
+            TtData {
+                mv: PackedMove(11),
+                score: 50,
+                depth: 20,
+                bound: Bound::Exact,
+                eval: None,
+            },
+        );
         for k in 2..40u64 {
-            tt.store(base | k, PackedMove(k as u16), 0, 1, Bound::Upper, None);
+            tt.store(
+                base | k,
+                0,
+                TtData {
+                    mv: PackedMove(k as u16),
+                    score: 0,
+                    depth: 1,
+                    bound: Bound::Upper,
+                    eval: None,
+                },
+            );
         }
-        assert_eq!(tt.probe(base | 1).unwrap().depth, 20);
-        assert_eq!(tt.probe(base | 39).unwrap().mv, PackedMove(39));
+        assert_eq!(tt.probe(base | 1, 0).unwrap().depth, 20);
+        assert_eq!(tt.probe(base | 39, 0).unwrap().mv, PackedMove(39));
         // After new searches the old deep entry becomes the victim.
         for _ in 0..3 {
             tt.new_search();
         }
         for k in 40..44u64 {
-            tt.store(base | k, PackedMove(k as u16), 0, 1, Bound::Upper, None);
+            tt.store(
+                base | k,
+                0,
+                TtData {
+                    mv: PackedMove(k as u16),
+                    score: 0,
+                    depth: 1,
+                    bound: Bound::Upper,
+                    eval: None,
+                },
+            );
         }
-        assert!(tt.probe(base | 1).is_none());
+        assert!(tt.probe(base | 1, 0).is_none());
     }
 
     #[test]
     fn torn_entry_is_rejected() {
         let tt = TranspositionTable::new(1).unwrap();
         let key = 42u64 << 40;
-        tt.store(key, PackedMove(5), 10, 3, Bound::Exact, None);
+        tt.store(
+            key,
+            0,
+            TtData {
+                mv: PackedMove(5),
+                score: 10,
+                depth: 3,
+                bound: Bound::Exact,
+                eval: None,
+            },
+        );
         // Simulate a concurrent writer having replaced only the data word.
         let e = tt
             .bucket(key)
@@ -439,6 +584,6 @@ mod tests {
             pack(PackedMove(9), 99, 9, Bound::Exact, None, 0),
             Ordering::Relaxed,
         );
-        assert!(tt.probe(key).is_none());
+        assert!(tt.probe(key, 0).is_none());
     }
 }

@@ -56,6 +56,9 @@ pub enum Command {
     Display,
     /// `eval`: show the static evaluation.
     Eval,
+    /// `genfens N seed S book B ...`: the words after `genfens`, parsed by
+    /// `openings::GenFens` (this module only splits lines into commands).
+    GenFens(Vec<String>),
     /// `debug on|off` and `register` are accepted and ignored.
     Ignored,
     Empty,
@@ -64,7 +67,7 @@ pub enum Command {
 }
 
 /// Set by in-process replays (fuzzing, regression tests), whose thousands of
-/// sessions would otherwise flood the test output.
+/// runs would otherwise flood the test output.
 static SILENT: AtomicBool = AtomicBool::new(false);
 
 pub fn silence_output(silent: bool) {
@@ -175,6 +178,7 @@ pub fn parse_command(line: &str) -> Command {
         "quit" => Command::Quit,
         "d" => Command::Display,
         "eval" => Command::Eval,
+        "genfens" => Command::GenFens(rest.iter().map(|w| w.to_string()).collect()),
         "debug" | "register" => Command::Ignored,
         other => Command::Invalid(format!("unknown command: {}", shorten(other))),
     }

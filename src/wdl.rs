@@ -20,7 +20,7 @@
 //!
 //! `A` and `B` were fitted by maximum likelihood (the mean multinomial log
 //! loss of the game outcomes, Fisher scoring) on the project's self-play
-//! data, with `tools/tuner` (see `tools/README.md`, "Fitting the WDL
+//! data, with `tools/tuner` (see `docs/tools.md`, "Fitting the WDL
 //! model"):
 //!
 //! ```text

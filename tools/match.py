@@ -332,11 +332,11 @@ class UciEngine:
         self.warn = warn
         try:
             # A process group of its own keeps the terminal's Ctrl-C away
-            # from the engines, as before; but not a session of its own: with
-            # Linux autogroup scheduling every session is a scheduling group,
+            # from the engines, as before; but no setsid(): with Linux
+            # autogroup scheduling each setsid() starts a scheduling group,
             # and an engine in its own group waits behind busy groups each
             # time it wakes (measured under load: 150-1600 ms stalls and
-            # time losses at 1+0.01, none in the runner's own session, the
+            # time losses at 1+0.01, none in the runner's own group, the
             # way GUIs such as cutechess start engines).
             self.proc = subprocess.Popen(
                 self.cfg.cmd, cwd=self.cfg.workdir, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

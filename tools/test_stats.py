@@ -225,9 +225,9 @@ class TestTrinomial(unittest.TestCase):
         self.assertEqual(e.n, 200)
         self.assertAlmostEqual(e.score, 0.625, places=12)
         self.assertAlmostEqual(e.elo, 88.7394998465, places=8)
-        # Hand computation: E[x^2] = (100 + 50/4) / 200 = 0.5625, var = 0.5625 - 0.625^2
-        var = 0.5625 - 0.625 ** 2
-        self.assertAlmostEqual(var, 0.171875, places=15)
+        # Hand computation: E[x^2] = (100 + 50/4) / 200 = 0.5625, so the
+        # variance is 0.5625 - 0.625^2 = 0.171875.
+        var = 0.171875
         self.assertAlmostEqual(e.variance, var, places=12)
         se = math.sqrt(var / 200)
         err = (elo_by_hand(0.625 + Z * se) - elo_by_hand(0.625 - Z * se)) / 2
@@ -512,6 +512,7 @@ class TestSPRTBounds(unittest.TestCase):
         s = stats.SPRT(0, 10, model="logistic")
         c = [0] * 5
         decision = None
+        previous_llr = 0.0
         for n in range(1, 5000):
             r = rng.random()
             acc = 0.0
@@ -524,8 +525,13 @@ class TestSPRTBounds(unittest.TestCase):
             decision = s.decision(llr)
             if decision:
                 break
+            previous_llr = llr
         self.assertEqual(decision, "H1")
-        self.assertGreaterEqual(llr, s.upper)
+        # The bound by hand: ln((1 - beta) / alpha) = ln(19) at 5 % each; the
+        # test stops at the first pair that crosses it.
+        self.assertAlmostEqual(s.upper, math.log(19), places=12)
+        self.assertLess(previous_llr, math.log(19))
+        self.assertGreaterEqual(llr, math.log(19))
         self.assertLess(n, 2000)
 
     def test_invalid(self):

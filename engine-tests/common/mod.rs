@@ -29,8 +29,26 @@ impl Engine {
 
     /// Starts the binary with extra environment variables.
     pub fn start_with_env(vars: &[(&str, &str)]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kiraly"))
-            .envs(vars.iter().copied())
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kiraly"));
+        command.envs(vars.iter().copied());
+        Engine::start_command(command)
+    }
+
+    /// Starts the binary with its address space limited to `kib` KiB
+    /// (`ulimit -v`), so that an allocation beyond it fails whatever the
+    /// host's memory-overcommit setting.
+    pub fn start_with_address_space_limit(kib: u64) -> Engine {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("ulimit -v {kib} && exec \"$0\""))
+            .arg(env!("CARGO_BIN_EXE_kiraly"));
+        Engine::start_command(command)
+    }
+
+    /// Starts `command` (the binary, or a wrapper that execs it).
+    pub fn start_command(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -88,6 +106,25 @@ impl Engine {
         }
     }
 
+    /// Waits `wait`, failing on any line but `info` (a search that must
+    /// not answer yet); returns the `info` lines.
+    pub fn silent_after_info(&mut self, wait: Duration) -> Vec<String> {
+        let deadline = Instant::now() + wait;
+        let mut read = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Err(RecvTimeoutError::Timeout) => return read,
+                Ok(line) if line.starts_with("info") => {
+                    self.transcript.push(line.clone());
+                    read.push(line);
+                }
+                Ok(line) => panic!("unexpected: {line}\n{}", self.transcript.join("\n")),
+                Err(RecvTimeoutError::Disconnected) => panic!("engine died"),
+            }
+        }
+    }
+
     pub fn bestmove(&mut self, timeout: Duration) -> Vec<String> {
         self.read_until(timeout, |l| l.starts_with("bestmove"))
     }
@@ -115,12 +152,36 @@ pub fn position(fen: &str, mode: CastlingMode) -> Chess {
     fen.parse::<Fen>().unwrap().into_position(mode).unwrap()
 }
 
+/// Plays `text` if it is a legal move written as the engine must write it:
+/// castling as `e1g1` in a standard game, as king takes rook (`e1h1`) in a
+/// Chess960 one (the position's castling mode says which). shakmaty reads
+/// either notation in either mode, so the text is compared with the move
+/// written back in the position's mode.
 pub fn play_uci(pos: &Chess, text: &str) -> Option<Chess> {
     let m = UciMove::from_ascii(text.as_bytes())
         .ok()?
         .to_move(pos)
         .ok()?;
+    if m.to_uci(pos.castles().mode()).to_string() != text {
+        return None;
+    }
     pos.clone().play(m).ok()
+}
+
+/// The number after `name` in an `info` line, if any.
+pub fn info_field(line: &str, name: &str) -> Option<i64> {
+    let mut words = line.split_whitespace();
+    words.find(|w| *w == name)?;
+    words.next()?.parse().ok()
+}
+
+/// The last `info` line with a score (the one a GUI shows for the move).
+pub fn last_scored(lines: &[String]) -> &String {
+    lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info") && l.contains(" score "))
+        .expect("an info line with a score")
 }
 
 /// Checks every pv in `lines` and the final bestmove (and ponder move) for

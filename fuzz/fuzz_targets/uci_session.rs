@@ -1,4 +1,4 @@
-//! Arbitrary bytes as a UCI session (see `kiraly::replay`): run with
+//! Arbitrary bytes as UCI input (see `kiraly::replay`): run with
 //! `cargo +nightly fuzz run uci_session`.
 #![no_main]
 

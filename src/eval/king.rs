@@ -125,35 +125,32 @@ pub fn king_safety<T: Tracer>(acc: &mut Acc<T>, board: &Board, info: &Info, defe
     // own pieces, not defended by the defender's other pieces, and not
     // defended by the king unless the attacker hits them twice.
     let occ = Bitboard(info.occupied);
-    let defended = info.attacked_by[d][0]
-        | info.attacked_by[d][1]
-        | info.attacked_by[d][2]
-        | info.attacked_by[d][3]
-        | info.attacked_by[d][4];
-    let safe = !info.pieces[a] & !defended & (!info.attacked_by[d][5] | info.attacked2[a]);
+    let by = |side: usize, role: Role| info.attacks_by(side, role);
+    let defended = by(d, Role::Pawn)
+        | by(d, Role::Knight)
+        | by(d, Role::Bishop)
+        | by(d, Role::Rook)
+        | by(d, Role::Queen);
+    let safe = !info.pieces[a] & !defended & (!by(d, Role::King) | info.attacked2[a]);
     let knight_checks = knight_attacks(ksq).0;
     let bishop_checks = bishop_attacks(ksq, occ).0;
     let rook_checks = rook_attacks(ksq, occ).0;
     let count = |bb: u64| (bb & safe).count_ones().min(2) as i32;
-    let safe_n = count(knight_checks & info.attacked_by[a][1]);
-    let safe_b = count(bishop_checks & info.attacked_by[a][2]);
-    let safe_r = count(rook_checks & info.attacked_by[a][3]);
-    let safe_q = count((bishop_checks | rook_checks) & info.attacked_by[a][4]);
+    let safe_n = count(knight_checks & by(a, Role::Knight));
+    let safe_b = count(bishop_checks & by(a, Role::Bishop));
+    let safe_r = count(rook_checks & by(a, Role::Rook));
+    let safe_q = count((bishop_checks | rook_checks) & by(a, Role::Queen));
 
     // Zone squares the attacker hits that only the king or queen defends.
     let weak = info.king_zone[d]
         & info.attacked[a]
-        & !(info.attacked_by[d][0]
-            | info.attacked_by[d][1]
-            | info.attacked_by[d][2]
-            | info.attacked_by[d][3]);
+        & !(by(d, Role::Pawn) | by(d, Role::Knight) | by(d, Role::Bishop) | by(d, Role::Rook));
 
-    let attackers = info.zone_attackers[a];
     let mut inputs = [0; kd::COUNT];
-    inputs[kd::KNIGHT_ATTACKER] = attackers[0];
-    inputs[kd::BISHOP_ATTACKER] = attackers[1];
-    inputs[kd::ROOK_ATTACKER] = attackers[2];
-    inputs[kd::QUEEN_ATTACKER] = attackers[3];
+    inputs[kd::KNIGHT_ATTACKER] = info.zone_attackers_by(a, Role::Knight);
+    inputs[kd::BISHOP_ATTACKER] = info.zone_attackers_by(a, Role::Bishop);
+    inputs[kd::ROOK_ATTACKER] = info.zone_attackers_by(a, Role::Rook);
+    inputs[kd::QUEEN_ATTACKER] = info.zone_attackers_by(a, Role::Queen);
     inputs[kd::ZONE_ATTACKS] = info.zone_attacks[a];
     inputs[kd::SAFE_KNIGHT_CHECK] = safe_n;
     inputs[kd::SAFE_BISHOP_CHECK] = safe_b;
@@ -174,7 +171,7 @@ pub fn king_safety<T: Tracer>(acc: &mut Acc<T>, board: &Board, info: &Info, defe
             &KingInfo {
                 inputs,
                 attacker_has_queen,
-                zone_attackers: attackers.iter().sum(),
+                zone_attackers: info.zone_attackers[a].iter().sum(),
                 shelter,
                 storm,
                 danger,

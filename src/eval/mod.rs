@@ -205,6 +205,19 @@ pub struct Info {
 }
 
 impl Info {
+    /// The squares the pieces of one role of side `c` attack.
+    #[inline]
+    pub fn attacks_by(&self, c: usize, role: Role) -> u64 {
+        self.attacked_by[c][role as usize - 1]
+    }
+
+    /// The pieces of one role (knight to queen) of side `c` that attack
+    /// the enemy king zone.
+    #[inline]
+    pub fn zone_attackers_by(&self, c: usize, role: Role) -> i32 {
+        self.zone_attackers[c][role as usize - Role::Knight as usize]
+    }
+
     fn new(board: &Board) -> Info {
         let mut info = Info {
             occupied: board.occupied().0,
@@ -268,11 +281,57 @@ impl Evaluator {
         }
     }
 
-    /// Centipawns from the side to move's point of view.
+    /// Centipawns from the side to move's point of view: the net's when
+    /// `Use NNUE` is on, else the hand-crafted evaluation's.
     #[inline]
     pub fn evaluate(&mut self, pos: &Chess) -> i32 {
+        if crate::nnue::enabled() {
+            if let Some(net) = crate::nnue::current() {
+                return evaluate_nnue(net, pos);
+            }
+        }
+        self.evaluate_hand_crafted(pos)
+    }
+
+    /// The hand-crafted evaluation, whatever `Use NNUE` says.
+    #[inline]
+    pub fn evaluate_hand_crafted(&mut self, pos: &Chess) -> i32 {
         evaluate_with(pos, Some(&mut self.pawns), &mut NoTrace).stm
     }
+}
+
+/// The net's evaluation, side to move's view, with what the hand-crafted
+/// one also applies around its terms: 0 for a dead position, and the same
+/// fade towards the fifty-move rule (so the table's clock-free caching of
+/// evaluations holds for both).
+pub fn evaluate_nnue(net: &crate::nnue::Network, pos: &Chess) -> i32 {
+    match crate::nnue::Accumulator::refresh(net, pos.board()) {
+        Some(acc) => evaluate_nnue_from(net, &acc, pos),
+        None => 0,
+    }
+}
+
+/// `evaluate_nnue` with the accumulator of `pos` at hand (the search keeps
+/// one per ply, updated move by move).
+#[inline]
+pub fn evaluate_nnue_from(
+    net: &crate::nnue::Network,
+    acc: &crate::nnue::Accumulator,
+    pos: &Chess,
+) -> i32 {
+    let dead = (pos.board().pawns() | pos.board().rooks() | pos.board().queens()).is_empty()
+        && pos.has_insufficient_material(Color::White)
+        && pos.has_insufficient_material(Color::Black);
+    if dead {
+        return 0;
+    }
+    let raw = acc.evaluate(net, pos.turn());
+    // Keep clear of mate and tablebase scores.
+    let raw = raw.clamp(
+        -crate::score::TB_WIN_BOUND + 1,
+        crate::score::TB_WIN_BOUND - 1,
+    );
+    raw * halfmove_factor(pos.halfmoves()) / (100 - HALFMOVE_FREE)
 }
 
 /// Evaluates without a pawn table (convenience for one-off calls).

@@ -293,4 +293,85 @@ pub fn print_trace(pos: &Chess) {
     for line in trace_lines(pos) {
         send(&line);
     }
+    if let Some(net) = crate::nnue::current() {
+        for line in nnue_lines(net, pos) {
+            send(&line);
+        }
+    }
+}
+
+/// The net's part of `eval`, as Stockfish 15.1 shows it: each piece's value
+/// (the evaluation minus the evaluation without that piece, White's view,
+/// in pawns) on a board, then the net's evaluation and which one the
+/// search uses.
+pub fn nnue_lines(net: &crate::nnue::Network, pos: &Chess) -> Vec<String> {
+    use shakmaty::{Color, EnPassantMode, File, FromSetup, Position, Rank, Role, Square};
+    let white = |p: &Chess| {
+        let stm = crate::eval::evaluate_nnue(net, p);
+        if p.turn() == Color::White {
+            stm
+        } else {
+            -stm
+        }
+    };
+    let base = white(pos);
+    let mut lines = vec![
+        String::new(),
+        format!(
+            "NNUE derived piece values (net {:016x}, White's view, pawns):",
+            net.hash
+        ),
+    ];
+    let border = "+-------+-------+-------+-------+-------+-------+-------+-------+";
+    lines.push(border.to_string());
+    for rank in Rank::ALL.iter().rev() {
+        let mut names = String::from("|");
+        let mut values = String::from("|");
+        for file in File::ALL {
+            let sq = Square::from_coords(file, *rank);
+            match pos.board().piece_at(sq) {
+                Some(piece) => {
+                    names.push_str(&format!("   {}   |", piece.char()));
+                    if piece.role == Role::King {
+                        values.push_str("       |");
+                        continue;
+                    }
+                    let mut setup = pos.to_setup(EnPassantMode::Legal);
+                    setup.board.discard_piece_at(sq);
+                    setup.castling_rights.discard(sq);
+                    setup.ep_square = None;
+                    match Chess::from_setup(setup, pos.castles().mode()) {
+                        Ok(without) => values.push_str(&format!(
+                            "{:>6.2} |",
+                            f64::from(base - white(&without)) / 100.0
+                        )),
+                        // Removing it leaves the other side in check.
+                        Err(_) => values.push_str("       |"),
+                    }
+                }
+                None => {
+                    names.push_str("       |");
+                    values.push_str("       |");
+                }
+            }
+        }
+        lines.push(names);
+        lines.push(values);
+        lines.push(border.to_string());
+    }
+    lines.push(String::new());
+    lines.push(format!(
+        "NNUE evaluation        {:+.2} (White side)",
+        f64::from(base) / 100.0
+    ));
+    lines.push(format!(
+        "Evaluation in use      {} (Use NNUE {})",
+        if crate::nnue::enabled() {
+            "NNUE"
+        } else {
+            "hand-crafted"
+        },
+        crate::nnue::enabled()
+    ));
+    lines
 }

@@ -1,11 +1,12 @@
-//! Runs the `datagen` binary for two short games and checks every line it
-//! writes.
+//! Runs the `datagen` binary: self-play into the binary format, resuming an
+//! interrupted file, conversion of text and PGN data, and `stats`.
 
-use std::path::PathBuf;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, Position};
+use datagen::format::{for_each_sample, Filter, Game, HEADER_BYTES};
+use shakmaty::Position;
 
 fn temp_path(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("datagen-test-{}-{name}", std::process::id()));
@@ -20,16 +21,17 @@ fn datagen(args: &[&str]) -> std::process::Output {
         .expect("datagen runs")
 }
 
-/// Runs two games with the given seed and returns the lines written.
-fn two_games(seed: &str, name: &str) -> Vec<String> {
-    let path = temp_path(name);
+fn play(path: &Path, games: &str, seed: &str) -> String {
     let out = datagen(&[
+        "play",
         "--games",
-        "2",
-        "--nodes",
+        games,
+        "--soft-nodes",
         "300",
+        "--hard-nodes",
+        "3000",
         "--threads",
-        "1",
+        "2",
         "--hash",
         "1",
         "--seed",
@@ -37,185 +39,158 @@ fn two_games(seed: &str, name: &str) -> Vec<String> {
         "--output",
         path.to_str().unwrap(),
     ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "datagen failed: {stderr}");
-    assert!(stderr.contains("games 2 |"), "no summary: {stderr}");
-    let text = std::fs::read_to_string(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    text.lines().map(String::from).collect()
+    stderr
 }
 
-struct Line {
-    result: String,
+fn read_games(path: &Path) -> Vec<Game> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut input = bytes.as_slice();
+    let mut games = Vec::new();
+    while let Some(game) = Game::read(&mut input).unwrap() {
+        games.push(game);
+    }
+    games
 }
 
-fn check_line(line: &str) -> Line {
-    let parts: Vec<&str> = line.split(" | ").collect();
-    assert_eq!(parts.len(), 3, "bad line: {line}");
-    let fen: Fen = parts[0].parse().unwrap_or_else(|e| panic!("{line}: {e}"));
-    let pos: Chess = fen
-        .into_position(CastlingMode::Standard)
-        .unwrap_or_else(|e| panic!("illegal position in {line}: {e}"));
-    assert!(!pos.is_check(), "position in check: {line}");
-    assert!(!pos.legal_moves().is_empty(), "game over: {line}");
-    let score: i32 = parts[1]
-        .parse()
-        .unwrap_or_else(|_| panic!("score not an integer: {line}"));
-    assert!(score.abs() < 30_000, "mate score: {line}");
+#[test]
+fn self_play_writes_whole_legal_games_and_resumes() {
+    let path = temp_path("play.kdat");
+    let stderr = play(&path, "3", "11");
+    assert!(stderr.contains("games 3 |"), "no summary: {stderr}");
+    let games = read_games(&path);
+    assert_eq!(games.len(), 3);
+    let mut positions = 0;
+    let mut starts = HashSet::new();
+    for game in &games {
+        assert!(!game.plies.is_empty());
+        starts.insert(format!("{:?}", game.start.board()));
+        positions += game.plies.len();
+    }
+    assert_eq!(starts.len(), 3, "random openings should differ");
+    // Every ply replays legally and carries a score; nothing is filtered
+    // when writing: some positions are in check or have a capture played.
+    let bytes = std::fs::read(&path).unwrap();
+    let mut seen = 0;
+    let mut noisy = 0;
+    for_each_sample(&mut bytes.as_slice(), &Filter::none(), |s| {
+        seen += 1;
+        let m = s.mv.expect("self-play records a move at every ply");
+        if m.is_capture() || s.pos.is_check() {
+            noisy += 1;
+        }
+    })
+    .unwrap();
+    assert_eq!(seen, positions);
+    assert!(noisy > 0, "no capture or check in {positions} plies");
     assert!(
-        ["1.0", "0.5", "0.0"].contains(&parts[2]),
-        "bad result: {line}"
+        stderr.contains(&format!("positions {positions}")),
+        "{stderr}"
     );
-    Line {
-        result: parts[2].to_string(),
-    }
-}
 
-#[test]
-fn two_games_write_valid_lines() {
-    let lines = two_games("11", "a");
-    assert!(lines.len() >= 10, "only {} positions", lines.len());
-    let checked: Vec<Line> = lines.iter().map(|l| check_line(l)).collect();
+    // An interrupted write leaves part of a game: the next run cuts it off
+    // and appends whole games after the three.
+    let whole = bytes.len();
+    let mut damaged = bytes.clone();
+    damaged.extend_from_slice(&bytes[..HEADER_BYTES + 6]);
+    std::fs::write(&path, &damaged).unwrap();
+    let stderr = play(&path, "1", "11");
+    assert!(stderr.contains("cutting"), "{stderr}");
+    assert!(stderr.contains("3 games already"), "{stderr}");
+    let resumed = read_games(&path);
+    assert_eq!(resumed.len(), 4);
+    assert_eq!(&std::fs::read(&path).unwrap()[..whole], &bytes[..]);
+    // Game numbering continued: the fourth game is not a copy of the first.
+    assert_ne!(resumed[3].plies, resumed[0].plies);
 
-    // Each game's lines are written together, so the results form at most
-    // two runs (one per game).
-    let runs = 1 + checked
-        .windows(2)
-        .filter(|w| w[0].result != w[1].result)
-        .count();
-    assert!(runs <= 2, "results of one game differ: {runs} runs");
-
-    // Same seed, same games (one thread: same order too).
-    assert_eq!(two_games("11", "b"), lines);
-}
-
-#[test]
-fn each_game_has_one_result() {
-    // One game per run, so each file is exactly one game.
-    for seed in ["1", "2", "3"] {
-        let path = temp_path(&format!("one-{seed}"));
-        let out = datagen(&[
-            "--games",
-            "1",
-            "--nodes",
-            "300",
-            "--threads",
-            "1",
-            "--hash",
-            "1",
-            "--seed",
-            seed,
-            "--output",
-            path.to_str().unwrap(),
-        ]);
-        assert!(out.status.success());
-        let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::remove_file(&path).unwrap();
-        let results: std::collections::HashSet<String> =
-            text.lines().map(|l| check_line(l).result).collect();
-        assert!(results.len() <= 1, "seed {seed}: results {results:?}");
-    }
-}
-
-#[test]
-fn refuses_to_overwrite_without_append() {
-    let path = temp_path("existing");
-    std::fs::write(&path, "keep me\n").unwrap();
-    let p = path.to_str().unwrap();
-    let out = datagen(&["--games", "1", "--nodes", "300", "--output", p]);
-    assert!(!out.status.success());
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "keep me\n");
-    let out = datagen(&[
-        "--games",
-        "1",
-        "--nodes",
-        "300",
-        "--threads",
-        "1",
-        "--hash",
-        "1",
-        "--seed",
-        "4",
-        "--output",
-        p,
-        "--append",
-    ]);
+    let out = datagen(&["stats", path.to_str().unwrap()]);
+    let report = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
-    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(report.contains("games      4"), "{report}");
+    assert!(report.contains("results    White wins"), "{report}");
     std::fs::remove_file(&path).unwrap();
-    assert!(text.starts_with("keep me\n"));
-    for line in text.lines().skip(1) {
-        check_line(line);
+}
+
+#[test]
+fn same_seed_same_games_other_seed_other_games() {
+    let (a, b, c) = (temp_path("a"), temp_path("b"), temp_path("c"));
+    play(&a, "2", "5");
+    play(&b, "2", "5");
+    play(&c, "2", "6");
+    let plies = |p: &PathBuf| {
+        // Two threads may finish the games in either order.
+        let mut games: Vec<String> = read_games(p)
+            .into_iter()
+            .map(|g| format!("{:?}", g.plies))
+            .collect();
+        games.sort();
+        games
+    };
+    assert_eq!(plies(&a), plies(&b));
+    assert_ne!(plies(&a), plies(&c));
+    for p in [a, b, c] {
+        std::fs::remove_file(p).unwrap();
     }
 }
 
 #[test]
-fn help_and_bad_arguments() {
-    let out = datagen(&["--help"]);
-    assert!(out.status.success());
-    let help = String::from_utf8_lossy(&out.stdout);
-    for flag in [
-        "--games",
-        "--positions",
-        "--nodes",
-        "--threads",
-        "--book",
-        "--seed",
-    ] {
-        assert!(help.contains(flag), "--help lacks {flag}");
-    }
-    let out = datagen(&["--nodes", "many"]);
-    assert_eq!(out.status.code(), Some(2));
-}
-
-#[test]
-fn book_openings_and_position_target() {
-    let book = temp_path("book.epd");
+fn converts_text_and_pgn_and_refuses_garbage() {
+    let text = temp_path("in.txt");
     std::fs::write(
-        &book,
-        "# two openings\n\
-         rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - bm c4;\n\
-         \n\
-         r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3\n",
+        &text,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | 35 | 1.0\n\
+         8/8/4k3/8/8/3QK3/8/8 w - - 12 40 | 900 | 0.5\n",
     )
     .unwrap();
-    let path = temp_path("target");
+    let out_path = temp_path("conv.kdat");
     let out = datagen(&[
-        "--positions",
-        "30",
-        "--nodes",
-        "300",
-        "--threads",
-        "2",
-        "--hash",
-        "1",
-        "--random-plies",
-        "2",
-        "--seed",
-        "5",
-        "--book",
-        book.to_str().unwrap(),
-        "--output",
-        path.to_str().unwrap(),
+        "text",
+        text.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
     ]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = std::fs::read_to_string(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    std::fs::remove_file(&book).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    assert!(lines.len() >= 30, "{} positions", lines.len());
-    for line in lines {
-        check_line(line);
-    }
+    let pgn = temp_path("in.pgn");
+    std::fs::write(
+        &pgn,
+        "[Result \"1-0\"]\n\n1. e4 {+0.30/9 0.1s} e5 {-0.25/9 0.1s} 2. Qh5 {+0.10/9 0.1s} 1-0\n",
+    )
+    .unwrap();
+    let out = datagen(&[
+        "pgn",
+        pgn.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("1 games, 3 positions"), "{stderr}");
+    let bytes = std::fs::read(&out_path).unwrap();
+    let mut scores = Vec::new();
+    for_each_sample(&mut bytes.as_slice(), &Filter::none(), |s| {
+        scores.push((s.white_score(), s.stm_result()))
+    })
+    .unwrap();
+    // Text: White's view kept; PGN: the mover's view turned into White's.
+    assert_eq!(
+        scores,
+        vec![(35, 0.0), (900, 0.5), (30, 1.0), (25, 0.0), (10, 1.0)]
+    );
 
-    let bad = temp_path("bad.epd");
-    std::fs::write(&bad, "not a fen\n").unwrap();
-    let out = datagen(&["--games", "1", "--book", bad.to_str().unwrap()]);
-    std::fs::remove_file(&bad).unwrap();
+    // A file that is not datagen output is refused, not appended to.
+    let out = datagen(&["pgn", pgn.to_str().unwrap(), "-o", text.to_str().unwrap()]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains(":1:"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not datagen output"));
+    let out = datagen(&["stats", pgn.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let out = datagen(&["play", "--soft-nodes", "0"]);
+    assert!(!out.status.success());
+    for p in [text, pgn, out_path] {
+        std::fs::remove_file(p).unwrap();
+    }
 }

@@ -70,6 +70,16 @@ pub struct Labelled {
     pub result: f32,
 }
 
+/// Whether `path` holds datagen's binary game records (else text lines).
+pub fn is_game_records(path: &Path) -> Result<bool, String> {
+    let mut head = [0u8; datagen::format::HEADER_BYTES];
+    let mut file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    match std::io::Read::read_exact(&mut file, &mut head) {
+        Ok(()) => Ok(datagen::format::header_plies(&head).is_ok()),
+        Err(_) => Ok(false),
+    }
+}
+
 /// Parses `<FEN> | <score> | <result>`.
 pub fn parse_line(line: &str) -> Result<Labelled, String> {
     let mut parts = line.split('|');
@@ -201,6 +211,9 @@ impl Dataset {
         mut progress: impl FnMut(usize),
     ) -> Result<usize, String> {
         const CHUNK: usize = 32_768;
+        if is_game_records(path)? {
+            return self.load_records(path, limit, progress);
+        }
         let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut reader = BufReader::with_capacity(1 << 20, file);
         let mut line = Vec::new();
@@ -242,6 +255,43 @@ impl Dataset {
         self.extend(&batch);
         progress(self.len());
         Ok(bad)
+    }
+
+    /// Loads positions of a file in datagen's game format (`datagen::format`),
+    /// with the training filter's defaults: no opening plies, no position in
+    /// check, no capture or promotion played, no mate score.
+    fn load_records(
+        &mut self,
+        path: &Path,
+        limit: usize,
+        mut progress: impl FnMut(usize),
+    ) -> Result<usize, String> {
+        const CHUNK: usize = 32_768;
+        let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut reader = BufReader::with_capacity(1 << 20, file);
+        let mut batch = Vec::with_capacity(CHUNK);
+        let filter = datagen::format::Filter::default();
+        let mut full = false;
+        let read = datagen::format::for_each_sample(&mut reader, &filter, |s| {
+            if full || self.len() + batch.len() >= limit {
+                full = true;
+                return;
+            }
+            batch.push(Labelled {
+                pos: s.pos.clone(),
+                score: s.white_score() as f32,
+                result: s.result.white_score(),
+            });
+            if batch.len() == CHUNK {
+                self.extend(&batch);
+                batch.clear();
+                progress(self.len());
+            }
+        });
+        self.extend(&batch);
+        progress(self.len());
+        read.map(|_| 0)
+            .map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// Moves the last `n` positions loaded (whole games, as datagen writes

@@ -1,6 +1,6 @@
 //! Texel tuner for Kiraly's evaluation: fits the weights of
 //! `src/eval/params.rs` to game results of self-play positions (see
-//! `tools/README.md`, "Tuning the evaluation", and `tuner --help`).
+//! `docs/tools.md`, "Tuning the evaluation", and `tuner --help`).
 //!
 //! * [`data`]: loading datagen files into compact per-position coefficients,
 //! * [`model`]: the evaluation recomputed from the coefficients, the loss,

@@ -411,15 +411,56 @@ fn binary_round_trip_and_short_run() {
     );
     assert_ne!(tuned.values(), original.values());
     std::fs::remove_file(&out).unwrap();
-    std::fs::remove_file(&data_path).unwrap();
 
-    // Refuses to overwrite the params file without --write-params.
-    let run = tuner(&["--epochs", "0", "--output", "src/eval/params.rs"]);
-    assert!(!run.status.success());
-    assert_eq!(
-        std::fs::read_to_string(root().join("src/eval/params.rs")).unwrap(),
-        params_text()
+    // Refuses to overwrite the params file without --write-params. The run
+    // works on a copy (the tuner accepts only the params it was built with,
+    // and an epoch-0 run would write them back unchanged), so a write is
+    // seen in the copy's modification time, set far in the past first. It
+    // gets valid data, so that the refusal is the only way to fail.
+    let copy = temp_path("params-copy.rs");
+    std::fs::write(&copy, params_text()).unwrap();
+    let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+    let modified = || std::fs::metadata(&copy).unwrap().modified().unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&copy)
+        .unwrap()
+        .set_modified(long_ago)
+        .unwrap();
+    assert_eq!(modified(), long_ago);
+    let refused = |extra: &[&str]| {
+        let mut args = vec![
+            "--data",
+            data_path.to_str().unwrap(),
+            "--epochs",
+            "0",
+            "--threads",
+            "1",
+            "--params",
+            copy.to_str().unwrap(),
+            "--output",
+            copy.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        tuner(&args)
+    };
+    let run = refused(&[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    assert!(stderr.contains("add --write-params"), "{stderr}");
+    assert_eq!(modified(), long_ago, "the params file was written");
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), params_text());
+    // With --write-params the same run does write it: the check above can
+    // see a write.
+    let run = refused(&["--write-params"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
     );
+    assert_ne!(modified(), long_ago);
+    std::fs::remove_file(&copy).unwrap();
+    std::fs::remove_file(&data_path).unwrap();
     // Bad arguments.
     assert_eq!(tuner(&["--epochs", "3"]).status.code(), Some(2));
     assert_eq!(tuner(&["--bogus"]).status.code(), Some(2));

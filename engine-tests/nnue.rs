@@ -1,0 +1,156 @@
+//! The learned evaluation through the binary: `Use NNUE` and `EvalFile` as
+//! in Stockfish 15.1, and the net's part of `eval`.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Runs the engine on `input` (UCI lines) and returns its stdout lines.
+fn engine(input: &str) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kiraly"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the engine");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().expect("engine exits");
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+fn net_path() -> String {
+    format!("{}/nets/default.nnue", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The score of the `go depth 1` line (the quiescence value of the best move).
+fn depth_one_score(lines: &[String]) -> String {
+    lines
+        .iter()
+        .find(|l| l.starts_with("info depth 1 "))
+        .and_then(|l| l.split(" score ").nth(1))
+        .map(|s| s.split(" nodes").next().unwrap_or("").to_string())
+        .unwrap_or_else(|| panic!("no depth 1 line: {lines:#?}"))
+}
+
+#[test]
+fn options_are_declared() {
+    let lines = engine("uci\nquit\n");
+    assert!(lines.contains(&"option name Use NNUE type check default false".to_string()));
+    assert!(lines.contains(&"option name EvalFile type string default <embedded>".to_string()));
+}
+
+#[test]
+fn use_nnue_switches_the_evaluation_the_search_uses() {
+    let position =
+        "position fen r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4\n";
+    let hce = engine(&format!("{position}go depth 1\nisready\nquit\n"));
+    let nnue = engine(&format!(
+        "setoption name Use NNUE value true\n{position}go depth 1\nisready\nquit\n"
+    ));
+    let back = engine(&format!(
+        "setoption name Use NNUE value true\nsetoption name Use NNUE value false\n{position}go depth 1\nisready\nquit\n"
+    ));
+    assert_ne!(depth_one_score(&hce), depth_one_score(&nnue));
+    assert_eq!(depth_one_score(&hce), depth_one_score(&back));
+    for lines in [&hce, &nnue] {
+        assert!(
+            lines.iter().any(|l| l.starts_with("bestmove ")),
+            "{lines:#?}"
+        );
+    }
+    // `eval` says which one is in use and shows the net's piece values.
+    let eval = engine("setoption name Use NNUE value true\nposition startpos\neval\nquit\n");
+    assert!(
+        eval.iter()
+            .any(|l| l.starts_with("NNUE derived piece values")),
+        "{eval:#?}"
+    );
+    assert!(eval
+        .iter()
+        .any(|l| l == "Evaluation in use      NNUE (Use NNUE true)"));
+    assert!(
+        eval.iter().any(|l| l.starts_with("Final evaluation")),
+        "the hand-crafted trace stays"
+    );
+}
+
+/// The hash of the net in use, from `eval`'s NNUE section.
+fn net_in_use(lines: &[String]) -> String {
+    lines
+        .iter()
+        .find_map(|l| l.strip_prefix("NNUE derived piece values (net "))
+        .map(|rest| rest[..16].to_string())
+        .unwrap_or_else(|| panic!("no NNUE section: {lines:#?}"))
+}
+
+#[test]
+fn eval_file_loads_or_keeps_the_current_net() {
+    let dir = std::env::temp_dir().join(format!("kiraly-nnue-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = std::fs::read(net_path()).unwrap();
+    let truncated = dir.join("truncated.nnue");
+    std::fs::write(&truncated, &good[..good.len() / 2]).unwrap();
+    let mut other = good.clone();
+    other[16] = 32; // another hidden width
+    let wrong = dir.join("wrong.nnue");
+    std::fs::write(&wrong, &other).unwrap();
+    // Another valid net: one feature weight changed, the hash made anew.
+    let header = kiraly::nnue::network::HEADER_BYTES;
+    let mut changed = good.clone();
+    changed[header + 10] = changed[header + 10].wrapping_add(3);
+    let hash = kiraly::nnue::network::fnv1a(&changed[header..]);
+    changed[68..76].copy_from_slice(&hash.to_le_bytes());
+    let changed_path = dir.join("changed.nnue");
+    std::fs::write(&changed_path, &changed).unwrap();
+    let built_in = format!("{:016x}", kiraly::nnue::network::fnv1a(&good[header..]));
+    let new = format!("{hash:016x}");
+
+    let lines = engine(&format!(
+        "setoption name Use NNUE value true\n\
+         position startpos\neval\n\
+         setoption name EvalFile value {}\neval\n\
+         setoption name EvalFile value /nonexistent/net.nnue\n\
+         setoption name EvalFile value {}\n\
+         setoption name EvalFile value {}\n\
+         setoption name EvalFile value Cargo.toml\n\
+         eval\ngo depth 1\nisready\n\
+         setoption name EvalFile value <embedded>\neval\n\
+         isready\nquit\n",
+        changed_path.display(),
+        truncated.display(),
+        wrong.display(),
+    ));
+    let evals: Vec<&[String]> = lines
+        .split(|l| l.starts_with("Final evaluation"))
+        .skip(1)
+        .collect();
+    assert_eq!(evals.len(), 4, "{lines:#?}");
+    let in_use: Vec<String> = evals.iter().map(|e| net_in_use(e)).collect();
+    // Built in, the changed file, still the changed file after four refused
+    // files, built in again.
+    assert_eq!(in_use, vec![built_in.clone(), new.clone(), new, built_in]);
+    let strings: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string"))
+        .collect();
+    assert_eq!(strings.len(), 4, "{lines:#?}");
+    assert!(strings[0].contains("cannot read") && strings[0].contains("keeping the current net"));
+    assert!(strings[1].contains("truncated"), "{}", strings[1]);
+    assert!(strings[2].contains("wrong architecture"), "{}", strings[2]);
+    assert!(
+        strings[3].contains("not a Kiraly network"),
+        "{}",
+        strings[3]
+    );
+    assert!(lines.iter().any(|l| l.starts_with("bestmove ")));
+    assert_eq!(lines.iter().filter(|l| *l == "readyok").count(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,225 @@
+//! Accumulators: the first layer's output for each side, kept up to date by
+//! adding and subtracting weight columns as moves are played, and rebuilt
+//! from the board only when a king moves to another bucket or side.
+
+use shakmaty::{Board, Chess, Color, Position};
+
+use super::features::{Delta, View};
+use super::{Network, BUCKET_LAYOUT, HIDDEN};
+
+/// Both sides' accumulators (indexed by `Color as usize`: Black 0, White 1,
+/// as shakmaty orders colours) and how each side viewed the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct Accumulator {
+    pub values: [[i16; HIDDEN]; 2],
+    pub views: [View; 2],
+}
+
+#[inline]
+fn add(acc: &mut [i16; HIDDEN], column: &[i16; HIDDEN]) {
+    for (a, w) in acc.iter_mut().zip(column.iter()) {
+        *a = a.wrapping_add(*w);
+    }
+}
+
+#[inline]
+fn sub(acc: &mut [i16; HIDDEN], column: &[i16; HIDDEN]) {
+    for (a, w) in acc.iter_mut().zip(column.iter()) {
+        *a = a.wrapping_sub(*w);
+    }
+}
+
+impl Accumulator {
+    /// A placeholder for stack entries before their first use.
+    pub const EMPTY: Accumulator = Accumulator {
+        values: [[0; HIDDEN]; 2],
+        views: [View::NONE; 2],
+    };
+
+    /// Both sides computed from the board. `None` when a king is missing
+    /// (never in a legal position).
+    pub fn refresh(net: &Network, board: &Board) -> Option<Accumulator> {
+        let view = |c| View::of_board(board, c, &BUCKET_LAYOUT);
+        let views = [view(Color::Black)?, view(Color::White)?];
+        let mut acc = Accumulator {
+            values: [[0; HIDDEN]; 2],
+            views,
+        };
+        for color in [Color::Black, Color::White] {
+            acc.refresh_side(net, board, color);
+        }
+        Some(acc)
+    }
+
+    fn refresh_side(&mut self, net: &Network, board: &Board, color: Color) {
+        let side = color as usize;
+        let view = self.views[side];
+        let values = &mut self.values[side];
+        *values = net.feature_bias;
+        for (sq, piece) in board.iter() {
+            add(values, &net.feature_weights[view.index(piece, sq)]);
+        }
+    }
+
+    /// The accumulator after a move: `delta` is what the move, played by
+    /// `mover`, changed, and `after` the board it led to. A side whose king
+    /// changed bucket or mirroring is rebuilt from `after`; the other is
+    /// updated column by column.
+    pub fn after_move(
+        &self,
+        net: &Network,
+        after: &Board,
+        delta: &Delta,
+        mover: Color,
+    ) -> Accumulator {
+        let mut next = *self;
+        for color in [Color::Black, Color::White] {
+            let side = color as usize;
+            if color == mover {
+                if let Some(view) = View::of_board(after, color, &BUCKET_LAYOUT) {
+                    if view != self.views[side] {
+                        next.views[side] = view;
+                        next.refresh_side(net, after, color);
+                        continue;
+                    }
+                }
+            }
+            let view = self.views[side];
+            let values = &mut next.values[side];
+            for (piece, sq) in delta.removed {
+                if let Some(piece) = piece {
+                    sub(values, &net.feature_weights[view.index(piece, sq)]);
+                }
+            }
+            for (piece, sq) in delta.added {
+                if let Some(piece) = piece {
+                    add(values, &net.feature_weights[view.index(piece, sq)]);
+                }
+            }
+        }
+        next
+    }
+
+    /// The evaluation in centipawns from `stm`'s view.
+    #[inline]
+    pub fn evaluate(&self, net: &Network, stm: Color) -> i32 {
+        net.output(&self.values[stm as usize], &self.values[(!stm) as usize])
+    }
+}
+
+/// The network's evaluation of a position from scratch, in centipawns from
+/// the side to move's view (0 for a position without both kings).
+pub fn evaluate(net: &Network, pos: &Chess) -> i32 {
+    Accumulator::refresh(net, pos.board()).map_or(0, |acc| acc.evaluate(net, pos.turn()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nnue::{BUCKETS, INPUTS};
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, EnPassantMode};
+
+    /// A network with weights from a fixed pseudo-random sequence.
+    pub(crate) fn random_net(seed: u64) -> Network {
+        let mut state = seed;
+        let mut next = |range: i64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) as i64 % (2 * range + 1) - range) as i16
+        };
+        let mut feature_weights = vec![[0i16; HIDDEN]; BUCKETS * INPUTS];
+        for column in feature_weights.iter_mut() {
+            column.iter_mut().for_each(|w| *w = next(40));
+        }
+        let mut feature_bias = [0i16; HIDDEN];
+        feature_bias.iter_mut().for_each(|b| *b = next(60) + 60);
+        let mut output_weights = [[0i16; HIDDEN]; 2];
+        for half in output_weights.iter_mut() {
+            half.iter_mut().for_each(|w| *w = next(120));
+        }
+        Network {
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias: i32::from(next(3000)),
+            hash: 0,
+        }
+    }
+
+    fn position(fen: &str) -> Chess {
+        crate::openings::parse_book_line(fen).unwrap()
+    }
+
+    /// Plays pseudo-random games (captures preferred, so material changes)
+    /// and checks the updated accumulator against a rebuilt one at every ply.
+    #[test]
+    fn incremental_updates_equal_a_refresh() {
+        let net = random_net(7);
+        let starts = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            // Chess960 castling.
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        ];
+        let mut rng = 12345u64;
+        let mut plies = 0;
+        for fen in starts {
+            for _game in 0..12 {
+                let mut pos = position(fen);
+                let mut acc = Accumulator::refresh(&net, pos.board()).unwrap();
+                for _ in 0..120 {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    let captures: Vec<_> = moves.iter().filter(|m| m.is_capture()).collect();
+                    let m = if !captures.is_empty() && rng >> 62 == 0 {
+                        *captures[(rng >> 33) as usize % captures.len()]
+                    } else {
+                        moves[(rng >> 33) as usize % moves.len()]
+                    };
+                    let mover = pos.turn();
+                    let delta = Delta::of_move(&m, mover);
+                    pos.play_unchecked(m);
+                    acc = acc.after_move(&net, pos.board(), &delta, mover);
+                    let fresh = Accumulator::refresh(&net, pos.board()).unwrap();
+                    assert_eq!(
+                        acc,
+                        fresh,
+                        "after {} in {}",
+                        m,
+                        Fen::from_position(&pos, EnPassantMode::Legal)
+                    );
+                    plies += 1;
+                }
+            }
+        }
+        assert!(plies > 4000, "{plies}");
+    }
+
+    /// The evaluation does not depend on which colour plays: a position and
+    /// its colour-flipped twin score the same for the side to move.
+    #[test]
+    fn colour_flip_symmetry() {
+        let net = random_net(3);
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "6k1/5ppp/8/8/8/8/1Q3PPP/6K1 b - - 0 1",
+        ] {
+            let pos = position(fen);
+            let mut setup = pos.to_setup(EnPassantMode::Legal);
+            setup.mirror();
+            let flipped: Chess = shakmaty::FromSetup::from_setup(setup, CastlingMode::Standard)
+                .unwrap_or_else(|e: shakmaty::PositionError<Chess>| panic!("{fen}: {e}"));
+            assert_eq!(evaluate(&net, &pos), evaluate(&net, &flipped), "{fen}");
+        }
+    }
+}

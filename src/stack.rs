@@ -1,0 +1,163 @@
+//! The search stack: what the search keeps for each ply of the line it is
+//! on, one entry per ply.
+//!
+//! Entries before the root hold what "no move, no evaluation" means, so a
+//! node looks back one or two plies without asking whether there are that
+//! many.
+
+use std::ops::{Index, IndexMut};
+
+use shakmaty::Move;
+
+use crate::nnue::Accumulator;
+use crate::score::{INFINITY, MAX_PLY};
+
+/// Entries before the root: as far back as any node looks.
+const BEFORE_ROOT: usize = 2;
+
+/// What the search keeps for one ply of the current line.
+#[derive(Clone, Copy)]
+pub struct StackEntry {
+    /// The principal variation found from this ply: its first `pv_len`
+    /// moves, starting with this ply's move.
+    pub pv: [Option<Move>; MAX_PLY + 1],
+    pub pv_len: usize,
+    /// Quiet moves that caused a cutoff at this ply, newest first.
+    pub killers: [Option<Move>; 2],
+    /// The (piece, to) index of the move played at this ply; `None` for a
+    /// null move, and before the root.
+    pub played: Option<usize>,
+    /// The static evaluation (`-INFINITY` in check, and before the root),
+    /// to tell whether the side to move is improving.
+    pub eval: i32,
+    /// The move a singular-extension search leaves out at this ply.
+    pub excluded: Option<Move>,
+    /// The NNUE accumulators of this ply's position, when the net is in use:
+    /// made from the previous ply's by the move played there.
+    pub acc: Accumulator,
+}
+
+impl StackEntry {
+    const EMPTY: StackEntry = StackEntry {
+        pv: [None; MAX_PLY + 1],
+        pv_len: 0,
+        killers: [None; 2],
+        played: None,
+        eval: -INFINITY,
+        excluded: None,
+        acc: Accumulator::EMPTY,
+    };
+}
+
+/// The entries of plies 0 to `MAX_PLY`, after `BEFORE_ROOT` empty ones.
+/// Indexed by ply.
+pub struct Stack {
+    entries: Box<[StackEntry; BEFORE_ROOT + MAX_PLY + 1]>,
+}
+
+impl Default for Stack {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Stack {
+    pub fn new() -> Stack {
+        Stack {
+            entries: Box::new([StackEntry::EMPTY; BEFORE_ROOT + MAX_PLY + 1]),
+        }
+    }
+
+    /// The entry `back` plies before `ply` (at most two): before the root,
+    /// an empty one.
+    #[inline]
+    pub fn back(&self, ply: usize, back: usize) -> &StackEntry {
+        debug_assert!(back <= BEFORE_ROOT);
+        &self.entries[BEFORE_ROOT + ply - back]
+    }
+
+    /// Forgets the killer moves, which belong to one search.
+    pub fn clear_killers(&mut self) {
+        for e in self.entries.iter_mut() {
+            e.killers = [None; 2];
+        }
+    }
+
+    /// `m` starts the principal variation of `ply`, followed by that of the
+    /// next ply.
+    #[inline]
+    pub fn update_pv(&mut self, ply: usize, m: Move) {
+        let i = BEFORE_ROOT + ply;
+        let (upto, after) = self.entries.split_at_mut(i + 1);
+        let (entry, child) = (&mut upto[i], &after[0]);
+        entry.pv[0] = Some(m);
+        entry.pv[1..=child.pv_len].copy_from_slice(&child.pv[..child.pv_len]);
+        entry.pv_len = child.pv_len + 1;
+    }
+
+    /// The principal variation from the root.
+    pub fn root_pv(&self) -> impl Iterator<Item = Move> + '_ {
+        let root = &self[0];
+        root.pv[..root.pv_len].iter().flatten().copied()
+    }
+}
+
+impl Index<usize> for Stack {
+    type Output = StackEntry;
+
+    #[inline]
+    fn index(&self, ply: usize) -> &StackEntry {
+        &self.entries[BEFORE_ROOT + ply]
+    }
+}
+
+impl IndexMut<usize> for Stack {
+    #[inline]
+    fn index_mut(&mut self, ply: usize) -> &mut StackEntry {
+        &mut self.entries[BEFORE_ROOT + ply]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Role, Square};
+
+    fn mv(from: Square, to: Square) -> Move {
+        Move::Normal {
+            role: Role::Knight,
+            from,
+            capture: None,
+            to,
+            promotion: None,
+        }
+    }
+
+    #[test]
+    fn before_the_root_is_empty() {
+        let mut stack = Stack::new();
+        stack[0].played = Some(7);
+        stack[0].eval = 30;
+        assert_eq!(stack.back(0, 1).played, None);
+        assert_eq!(stack.back(1, 2).eval, -INFINITY);
+        assert_eq!(stack.back(2, 2).played, Some(7));
+        assert_eq!(stack.back(2, 2).eval, 30);
+    }
+
+    #[test]
+    fn pv_is_the_move_then_the_child_line() {
+        let mut stack = Stack::new();
+        let (a, b, c) = (
+            mv(Square::G1, Square::F3),
+            mv(Square::G8, Square::F6),
+            mv(Square::B1, Square::C3),
+        );
+        stack[2].pv_len = 0;
+        stack.update_pv(1, c);
+        stack.update_pv(0, a);
+        assert_eq!(stack.root_pv().collect::<Vec<_>>(), vec![a, c]);
+        stack[1].pv_len = 0;
+        stack.update_pv(0, b);
+        assert_eq!(stack.root_pv().collect::<Vec<_>>(), vec![b]);
+    }
+}

@@ -1,0 +1,13 @@
+//! Trains Kiraly's learned evaluation (`kiraly::nnue`) on Kiraly's own
+//! games, on the CPU with rayon.
+//!
+//! * [`data`]: positions from datagen files, packed; features computed with
+//!   the engine's own indexing.
+//! * [`model`]: the float model, its loss and gradient, AdamW, and the
+//!   export to the engine's quantised network file.
+//! * [`train`]: the loop: shuffled batches, a learning-rate schedule, a
+//!   held-out loss each epoch, checkpoints, progress.
+
+pub mod data;
+pub mod model;
+pub mod train;

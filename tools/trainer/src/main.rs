@@ -1,0 +1,126 @@
+//! `trainer`: trains Kiraly's NNUE. `trainer --help` lists the options.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use datagen::format::Filter;
+use kiraly::nnue::{BUCKETS, HIDDEN};
+use trainer::data;
+use trainer::model::Params;
+use trainer::train::{train, TrainConfig};
+
+/// Train Kiraly's learned evaluation on datagen files (the training filter
+/// applies when reading). Writes a checkpoint per epoch and the final net.
+#[derive(Parser)]
+#[command(name = "trainer", version)]
+struct Cli {
+    /// datagen files (binary game records)
+    #[arg(long = "data", required = true)]
+    data: Vec<PathBuf>,
+    /// where checkpoints and the final net go
+    #[arg(long, default_value = "nets/run")]
+    out: PathBuf,
+    #[arg(long, default_value_t = 20)]
+    epochs: usize,
+    #[arg(long, default_value_t = 16_384)]
+    batch: usize,
+    #[arg(long, default_value_t = 0.001)]
+    lr: f32,
+    /// the learning rate ends at lr times this (cosine decay)
+    #[arg(long, default_value_t = 0.05)]
+    final_lr_ratio: f32,
+    #[arg(long, default_value_t = 0.01)]
+    weight_decay: f32,
+    /// weight of the game result in the target; the rest is the score
+    #[arg(long, default_value_t = 0.5)]
+    lambda: f32,
+    /// share of the positions held out for validation (the last games read)
+    #[arg(long, default_value_t = 0.02)]
+    validation: f64,
+    /// at most this many positions are read
+    #[arg(long)]
+    limit: Option<usize>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// threads [default: all cores]
+    #[arg(long)]
+    threads: Option<usize>,
+    /// start from a checkpoint (`epoch-N.f32`) instead of random weights
+    #[arg(long)]
+    init: Option<PathBuf>,
+    /// progress line every N batches (0: per epoch)
+    #[arg(long, default_value_t = 50)]
+    progress_batches: usize,
+    /// skip the first N plies of each game
+    #[arg(long, default_value_t = 8)]
+    skip_plies: usize,
+    /// skip scores at or beyond +-CP
+    #[arg(long, default_value_t = 10_000)]
+    max_score: i32,
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    if let Some(threads) = cli.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build_global()
+            .map_err(|e| e.to_string())?;
+    }
+    if !(0.0..1.0).contains(&cli.validation) || !(0.0..=1.0).contains(&cli.lambda) {
+        return Err("--validation must be in [0, 1) and --lambda in [0, 1]".into());
+    }
+    let filter = Filter {
+        skip_plies: cli.skip_plies,
+        max_score: cli.max_score,
+        ..Filter::default()
+    };
+    let start = std::time::Instant::now();
+    let mut positions = data::load(&cli.data, &filter, cli.limit.unwrap_or(usize::MAX))?;
+    let held = (positions.len() as f64 * cli.validation) as usize;
+    let validation = positions.split_off(positions.len() - held);
+    eprintln!(
+        "trainer: {} training and {} validation positions read in {:.1} s; net (768x{BUCKETS} -> {HIDDEN})x2 -> 1",
+        positions.len(),
+        validation.len(),
+        start.elapsed().as_secs_f64()
+    );
+    let mut params = match &cli.init {
+        Some(path) => Params::from_bytes(
+            &std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        )?,
+        None => Params::random(cli.seed),
+    };
+    let config = TrainConfig {
+        epochs: cli.epochs,
+        batch: cli.batch.max(1),
+        lr: cli.lr,
+        final_lr_ratio: cli.final_lr_ratio,
+        weight_decay: cli.weight_decay,
+        lambda: cli.lambda,
+        seed: cli.seed,
+        out_dir: Some(cli.out.clone()),
+        progress_batches: cli.progress_batches,
+    };
+    train(&mut params, &positions, &validation, &config, |r| {
+        eprintln!(
+            "epoch {} | train loss {:.6} | validation loss {:.6} | lr {:.6} | {:.0} pos/s",
+            r.epoch, r.train_loss, r.validation_loss, r.lr, r.positions_per_second
+        );
+    })?;
+    let net = params.quantise();
+    let path = cli.out.join("final.nnue");
+    std::fs::write(&path, net.to_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!("trainer: wrote {} (hash {:016x})", path.display(), net.hash);
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("trainer: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

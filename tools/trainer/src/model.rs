@@ -1,0 +1,296 @@
+//! The float model being trained, its gradient, AdamW, and the export to
+//! the engine's quantised format.
+
+use kiraly::nnue::{Network, BUCKETS, HIDDEN, INPUTS, QA, QB, SCALE};
+use rayon::prelude::*;
+
+use crate::data::Packed;
+
+/// Every parameter of the model, flat: feature weights
+/// `[input][HIDDEN]`, feature biases, output weights (side to move's half
+/// first), output bias.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params(pub Vec<f32>);
+
+pub const FEATURE_WEIGHTS: usize = BUCKETS * INPUTS * HIDDEN;
+pub const FEATURE_BIAS: usize = FEATURE_WEIGHTS;
+pub const OUTPUT_WEIGHTS: usize = FEATURE_BIAS + HIDDEN;
+pub const OUTPUT_BIAS: usize = OUTPUT_WEIGHTS + 2 * HIDDEN;
+pub const PARAMS: usize = OUTPUT_BIAS + 1;
+
+/// Weights are kept within this, so they quantise into i16 (and output
+/// weights into the engine's +-127).
+pub const CLIP: f32 = 1.98;
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+impl Params {
+    /// Small random weights from a fixed seed (uniform, scaled by fan-in).
+    pub fn random(seed: u64) -> Params {
+        let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
+        let mut uniform = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        };
+        let mut p = vec![0.0f32; PARAMS];
+        let ft = 1.0 / (32.0f32).sqrt();
+        for w in &mut p[..FEATURE_WEIGHTS] {
+            *w = uniform() * ft;
+        }
+        let out = 1.0 / ((2 * HIDDEN) as f32).sqrt();
+        for w in &mut p[OUTPUT_WEIGHTS..OUTPUT_BIAS] {
+            *w = uniform() * out;
+        }
+        Params(p)
+    }
+
+    /// The accumulator of a feature list (before the activation).
+    fn accumulate(&self, features: &[u16], acc: &mut [f32; HIDDEN]) {
+        acc.copy_from_slice(&self.0[FEATURE_BIAS..FEATURE_BIAS + HIDDEN]);
+        for &f in features {
+            let column = &self.0[f as usize * HIDDEN..(f as usize + 1) * HIDDEN];
+            for (a, w) in acc.iter_mut().zip(column) {
+                *a += w;
+            }
+        }
+    }
+
+    /// The raw output (centipawns / SCALE) of a position, side to move's view.
+    pub fn output(&self, pos: &Packed) -> f32 {
+        let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
+        let Some(n) = pos.features(&mut us, &mut them) else {
+            return 0.0;
+        };
+        let (mut a_us, mut a_them) = ([0.0f32; HIDDEN], [0.0f32; HIDDEN]);
+        self.accumulate(&us[..n], &mut a_us);
+        self.accumulate(&them[..n], &mut a_them);
+        let w = &self.0[OUTPUT_WEIGHTS..OUTPUT_BIAS];
+        let mut out = self.0[OUTPUT_BIAS];
+        for j in 0..HIDDEN {
+            let x = a_us[j].clamp(0.0, 1.0);
+            let y = a_them[j].clamp(0.0, 1.0);
+            out += w[j] * x * x + w[HIDDEN + j] * y * y;
+        }
+        out
+    }
+
+    /// The evaluation in centipawns.
+    pub fn eval_cp(&self, pos: &Packed) -> f32 {
+        self.output(pos) * SCALE as f32
+    }
+
+    /// Keeps the weights quantisable.
+    pub fn clip(&mut self) {
+        for w in &mut self.0[..FEATURE_BIAS] {
+            *w = w.clamp(-CLIP, CLIP);
+        }
+        for w in &mut self.0[OUTPUT_WEIGHTS..OUTPUT_BIAS] {
+            *w = w.clamp(-CLIP, CLIP);
+        }
+    }
+
+    /// The engine's network: weights times QA (features) and QB (output),
+    /// the output bias times QA * QB.
+    pub fn quantise(&self) -> Network {
+        let q = |w: f32, scale: i32| (w * scale as f32).round().clamp(-32767.0, 32767.0) as i16;
+        let mut feature_weights = vec![[0i16; HIDDEN]; BUCKETS * INPUTS];
+        for (i, column) in feature_weights.iter_mut().enumerate() {
+            for (j, w) in column.iter_mut().enumerate() {
+                *w = q(self.0[i * HIDDEN + j], QA);
+            }
+        }
+        let mut feature_bias = [0i16; HIDDEN];
+        for (j, b) in feature_bias.iter_mut().enumerate() {
+            *b = q(self.0[FEATURE_BIAS + j], QA);
+        }
+        let mut output_weights = [[0i16; HIDDEN]; 2];
+        for (half, weights) in output_weights.iter_mut().enumerate() {
+            for (j, w) in weights.iter_mut().enumerate() {
+                *w = q(self.0[OUTPUT_WEIGHTS + half * HIDDEN + j], QB);
+            }
+        }
+        let output_bias = (self.0[OUTPUT_BIAS] * (QA * QB) as f32).round() as i32;
+        let mut net = Network {
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+            hash: 0,
+        };
+        net.hash =
+            kiraly::nnue::network::fnv1a(&net.to_bytes()[kiraly::nnue::network::HEADER_BYTES..]);
+        net
+    }
+
+    /// The raw f32 values, for checkpoints.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.0.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Params, String> {
+        if bytes.len() != PARAMS * 4 {
+            return Err(format!(
+                "a checkpoint of this architecture has {} bytes, not {}",
+                PARAMS * 4,
+                bytes.len()
+            ));
+        }
+        Ok(Params(
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        ))
+    }
+}
+
+/// The training target: `lambda` of the game result, the rest the search
+/// score through the same sigmoid as the output.
+pub fn target(pos: &Packed, lambda: f32) -> f32 {
+    let result = f32::from(pos.result) / 2.0;
+    let score = sigmoid(f32::from(pos.score) / SCALE as f32);
+    lambda * result + (1.0 - lambda) * score
+}
+
+/// Loss and gradient of a batch: mean of (sigmoid(output) - target)^2.
+/// The batch is split among rayon's threads, each with a gradient of its own.
+pub fn gradient(params: &Params, batch: &[&Packed], lambda: f32) -> (f32, Vec<f32>) {
+    let threads = rayon::current_num_threads().max(1);
+    let chunk = batch.len().div_ceil(threads).max(1);
+    let parts: Vec<(f32, Vec<f32>)> = batch
+        .par_chunks(chunk)
+        .map(|part| {
+            let mut grad = vec![0.0f32; PARAMS];
+            let mut loss = 0.0f32;
+            let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
+            let (mut a_us, mut a_them) = ([0.0f32; HIDDEN], [0.0f32; HIDDEN]);
+            for pos in part {
+                let Some(n) = pos.features(&mut us, &mut them) else {
+                    continue;
+                };
+                params.accumulate(&us[..n], &mut a_us);
+                params.accumulate(&them[..n], &mut a_them);
+                let w = &params.0[OUTPUT_WEIGHTS..OUTPUT_BIAS];
+                let mut out = params.0[OUTPUT_BIAS];
+                for j in 0..HIDDEN {
+                    let x = a_us[j].clamp(0.0, 1.0);
+                    let y = a_them[j].clamp(0.0, 1.0);
+                    out += w[j] * x * x + w[HIDDEN + j] * y * y;
+                }
+                let p = sigmoid(out);
+                let error = p - target(pos, lambda);
+                loss += error * error;
+                let g_out = 2.0 * error * p * (1.0 - p);
+                grad[OUTPUT_BIAS] += g_out;
+                let (mut g_us, mut g_them) = ([0.0f32; HIDDEN], [0.0f32; HIDDEN]);
+                for j in 0..HIDDEN {
+                    let x = a_us[j].clamp(0.0, 1.0);
+                    let y = a_them[j].clamp(0.0, 1.0);
+                    grad[OUTPUT_WEIGHTS + j] += g_out * x * x;
+                    grad[OUTPUT_WEIGHTS + HIDDEN + j] += g_out * y * y;
+                    // d(x^2)/d(acc) = 2x inside the clip, 0 outside.
+                    g_us[j] = if a_us[j] > 0.0 && a_us[j] < 1.0 {
+                        g_out * w[j] * 2.0 * x
+                    } else {
+                        0.0
+                    };
+                    g_them[j] = if a_them[j] > 0.0 && a_them[j] < 1.0 {
+                        g_out * w[HIDDEN + j] * 2.0 * y
+                    } else {
+                        0.0
+                    };
+                }
+                for j in 0..HIDDEN {
+                    grad[FEATURE_BIAS + j] += g_us[j] + g_them[j];
+                }
+                for (features, g) in [(&us[..n], &g_us), (&them[..n], &g_them)] {
+                    for &f in features {
+                        let column = &mut grad[f as usize * HIDDEN..(f as usize + 1) * HIDDEN];
+                        for (c, d) in column.iter_mut().zip(g.iter()) {
+                            *c += d;
+                        }
+                    }
+                }
+            }
+            (loss, grad)
+        })
+        .collect();
+    let mut loss = 0.0;
+    let mut grad = vec![0.0f32; PARAMS];
+    for (l, g) in parts {
+        loss += l;
+        for (a, b) in grad.iter_mut().zip(g) {
+            *a += b;
+        }
+    }
+    let n = batch.len().max(1) as f32;
+    grad.iter_mut().for_each(|g| *g /= n);
+    (loss / n, grad)
+}
+
+/// Mean loss over positions, in parallel.
+pub fn loss(params: &Params, positions: &[Packed], lambda: f32) -> f32 {
+    if positions.is_empty() {
+        return 0.0;
+    }
+    let total: f64 = positions
+        .par_iter()
+        .map(|pos| {
+            let e = sigmoid(params.output(pos)) - target(pos, lambda);
+            f64::from(e * e)
+        })
+        .sum();
+    (total / positions.len() as f64) as f32
+}
+
+/// AdamW's moments.
+pub struct AdamW {
+    m: Vec<f32>,
+    v: Vec<f32>,
+    t: i32,
+    pub beta1: f32,
+    pub beta2: f32,
+    pub weight_decay: f32,
+}
+
+impl AdamW {
+    pub fn new(weight_decay: f32) -> AdamW {
+        AdamW {
+            m: vec![0.0; PARAMS],
+            v: vec![0.0; PARAMS],
+            t: 0,
+            beta1: 0.9,
+            beta2: 0.999,
+            weight_decay,
+        }
+    }
+
+    /// One step with learning rate `lr`; weight decay spares the biases.
+    pub fn step(&mut self, params: &mut Params, grad: &[f32], lr: f32) {
+        self.t += 1;
+        let (b1, b2) = (self.beta1, self.beta2);
+        let c1 = 1.0 - b1.powi(self.t);
+        let c2 = 1.0 - b2.powi(self.t);
+        let decay = self.weight_decay;
+        params
+            .0
+            .par_iter_mut()
+            .zip(self.m.par_iter_mut())
+            .zip(self.v.par_iter_mut())
+            .zip(grad.par_iter())
+            .enumerate()
+            .for_each(|(i, (((p, m), v), &g))| {
+                *m = b1 * *m + (1.0 - b1) * g;
+                *v = b2 * *v + (1.0 - b2) * g * g;
+                let update = (*m / c1) / ((*v / c2).sqrt() + 1e-8);
+                let is_bias = (FEATURE_BIAS..OUTPUT_WEIGHTS).contains(&i) || i == OUTPUT_BIAS;
+                let wd = if is_bias { 0.0 } else { decay * *p };
+                *p -= lr * (update + wd);
+            });
+        params.clip();
+    }
+}

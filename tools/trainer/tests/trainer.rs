@@ -1,0 +1,163 @@
+//! The trainer against the engine: gradients, learning, and the quantised
+//! export evaluated by the engine's own inference.
+
+use kiraly::nnue::{accumulator, Network};
+use shakmaty::{Chess, Color, Position, Role};
+use trainer::data::Packed;
+use trainer::model::{gradient, loss, Params, OUTPUT_BIAS, OUTPUT_WEIGHTS, PARAMS};
+use trainer::train::{train, TrainConfig};
+
+/// Positions from pseudo-random games, with a material score as label.
+fn positions(n: usize, seed: u64) -> Vec<(Chess, Packed)> {
+    let mut rng = seed;
+    let mut out = Vec::new();
+    while out.len() < n {
+        let mut pos = Chess::default();
+        for _ in 0..80 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            // Prefer captures, so material varies.
+            let captures: Vec<_> = moves.iter().filter(|m| m.is_capture()).collect();
+            let m = if !captures.is_empty() && rng >> 62 != 0 {
+                *captures[(rng >> 33) as usize % captures.len()]
+            } else {
+                moves[(rng >> 33) as usize % moves.len()]
+            };
+            pos.play_unchecked(m);
+            if out.len() < n {
+                let material = |c: Color| {
+                    let b = pos.board();
+                    let v = [
+                        (Role::Pawn, 100),
+                        (Role::Knight, 300),
+                        (Role::Bishop, 300),
+                        (Role::Rook, 500),
+                        (Role::Queen, 900),
+                    ];
+                    v.iter()
+                        .map(|&(r, x)| (b.by_role(r) & b.by_color(c)).count() as i32 * x)
+                        .sum::<i32>()
+                };
+                let stm = pos.turn();
+                let score = (material(stm) - material(!stm)).clamp(-3000, 3000) as i16;
+                let result = if score > 150 {
+                    1.0
+                } else if score < -150 {
+                    0.0
+                } else {
+                    0.5
+                };
+                out.push((pos.clone(), Packed::new(pos.board(), stm, score, result)));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn gradient_matches_finite_differences() {
+    let data: Vec<Packed> = positions(64, 3).into_iter().map(|(_, p)| p).collect();
+    let batch: Vec<&Packed> = data.iter().collect();
+    let params = Params::random(5);
+    let (_, grad) = gradient(&params, &batch, 0.3);
+    // A few parameters of every kind: features that occur (kings, pawns),
+    // biases, output weights, output bias.
+    let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
+    let n = data[0].features(&mut us, &mut them).unwrap();
+    let mut checked = vec![
+        us[0] as usize * kiraly::nnue::HIDDEN + 3,
+        them[n - 1] as usize * kiraly::nnue::HIDDEN + 7,
+        OUTPUT_WEIGHTS - 5,
+        OUTPUT_WEIGHTS + 2,
+        OUTPUT_BIAS - 1,
+        OUTPUT_BIAS,
+    ];
+    checked.dedup();
+    for &i in &checked {
+        let h = 1e-3f32;
+        let mut plus = params.clone();
+        plus.0[i] += h;
+        let mut minus = params.clone();
+        minus.0[i] -= h;
+        let numeric = (loss(&plus, &data, 0.3) - loss(&minus, &data, 0.3)) / (2.0 * h);
+        let tolerance = 2e-3f32.max(0.05 * numeric.abs());
+        assert!(
+            (numeric - grad[i]).abs() <= tolerance,
+            "parameter {i} of {PARAMS}: analytic {} numeric {numeric}",
+            grad[i]
+        );
+    }
+}
+
+#[test]
+fn training_learns_material_and_the_engine_reads_the_net() {
+    let all = positions(6000, 11);
+    let (train_set, held): (Vec<_>, Vec<_>) =
+        all.iter().enumerate().partition(|(i, _)| i % 10 != 0);
+    let train_packed: Vec<Packed> = train_set.iter().map(|(_, (_, p))| *p).collect();
+    let held_packed: Vec<Packed> = held.iter().map(|(_, (_, p))| *p).collect();
+    let mut params = Params::random(1);
+    let before = loss(&params, &held_packed, 0.0);
+    let config = TrainConfig {
+        epochs: 12,
+        batch: 256,
+        lr: 0.005,
+        lambda: 0.0,
+        ..TrainConfig::default()
+    };
+    let mut reports = Vec::new();
+    train(&mut params, &train_packed, &held_packed, &config, |r| {
+        reports.push(r.clone())
+    })
+    .unwrap();
+    let after = reports.last().unwrap().validation_loss;
+    assert!(after < 0.5 * before, "held-out loss {before} -> {after}");
+
+    // A queen up is clearly good for the side to move.
+    let fen: shakmaty::fen::Fen = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1".parse().unwrap();
+    let queen: Chess = fen.into_position(shakmaty::CastlingMode::Standard).unwrap();
+    let packed = Packed::new(queen.board(), queen.turn(), 0, 0.5);
+    assert!(
+        params.eval_cp(&packed) > 200.0,
+        "{}",
+        params.eval_cp(&packed)
+    );
+
+    // The exported file loads in the engine, and the engine's quantised
+    // evaluation follows the float model.
+    let bytes = params.quantise().to_bytes();
+    let net = Network::from_bytes(&bytes).expect("the engine reads the trainer's file");
+    // Rounding each weight to 1/255 moves an accumulator by a few units, so
+    // the two agree closely on average and within a bound everywhere.
+    let mut total = 0.0f32;
+    let mut worst = 0.0f32;
+    let sample = &all[..1000];
+    for (pos, packed) in sample {
+        let float = params.eval_cp(packed);
+        let engine = accumulator::evaluate(&net, pos) as f32;
+        let diff = (float - engine).abs();
+        total += diff;
+        worst = worst.max(diff);
+        assert!(
+            diff <= 30.0 + 0.05 * float.abs(),
+            "float {float} engine {engine} in {}",
+            shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+        );
+    }
+    let mean = total / sample.len() as f32;
+    // Stated tolerance: the mean difference within 3 cp plus 2% of the mean
+    // evaluation size (these labels reach +-3000 cp, so evaluations are large).
+    let size: f32 = sample
+        .iter()
+        .map(|(_, p)| params.eval_cp(p).abs())
+        .sum::<f32>()
+        / sample.len() as f32;
+    assert!(
+        mean <= 3.0 + 0.02 * size,
+        "mean float/engine difference {mean} cp at mean |eval| {size}"
+    );
+    eprintln!("float/engine difference: mean {mean:.2} cp, largest {worst:.2} cp, mean |eval| {size:.0} cp");
+}
