@@ -22,14 +22,12 @@ const MAX_WEIGHT: i32 = 16;
 /// No correction beyond this many centipawns.
 const MAX_CORRECTION: i32 = 64;
 
-/// The slot of a pawn structure: a multiplicative hash of both sides' pawns.
+/// The slot of a pawn structure, by the pawn table's hash.
 #[inline]
 pub fn pawn_hash(board: &Board) -> usize {
     let white = (board.pawns() & board.white()).0;
     let black = (board.pawns() & board.black()).0;
-    let h = white.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(29);
-    (h >> (64 - SIZE.trailing_zeros())) as usize
+    (crate::eval::pawns::hash([white, black]) >> (64 - SIZE.trailing_zeros())) as usize
 }
 
 pub struct CorrectionHistory {

@@ -41,10 +41,17 @@ impl PawnTable {
 
     #[inline]
     fn slot(pawns: [u64; 2]) -> usize {
-        let h = pawns[0].wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ pawns[1].wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(31);
-        (h >> (64 - PAWN_TABLE_SIZE.trailing_zeros())) as usize
+        (hash(pawns) >> (64 - PAWN_TABLE_SIZE.trailing_zeros())) as usize
     }
+}
+
+/// A multiplicative hash of both sides' pawns (`[white, black]`); a table
+/// of 2^k slots takes its top k bits. The pawn table and the correction
+/// history share it.
+#[inline]
+pub fn hash(pawns: [u64; 2]) -> u64 {
+    pawns[0].wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ pawns[1].wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(31)
 }
 
 /// Pawn-structure terms of both sides; returns the passed pawns by colour.
