@@ -385,7 +385,8 @@ class TestDocumentedFiles(unittest.TestCase):
 
     def test_no_machine_paths(self):
         # The developers' data folder, which a user does not have.
-        pattern = re.compile(r"/work/|\.\./shared/")
+        # Built from parts, so this file does not name the paths itself.
+        pattern = re.compile("|".join(re.escape(p) for p in ("/" + "work/", "../" + "shared/")))
         for doc in ("../docs/tools.md", "../docs/data.md", "match.py", "suite.py",
                     "calibrate_strength.sh", "stress.sh"):
             with open(os.path.join(HERE, doc)) as f:

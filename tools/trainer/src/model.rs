@@ -68,6 +68,13 @@ impl Params {
         let (mut a_us, mut a_them) = ([0.0f32; HIDDEN], [0.0f32; HIDDEN]);
         self.accumulate(&us[..n], &mut a_us);
         self.accumulate(&them[..n], &mut a_them);
+        self.screlu_output(&a_us, &a_them)
+    }
+
+    /// The output layer: SCReLU of both accumulators times the output
+    /// weights, plus the bias.
+    #[inline]
+    fn screlu_output(&self, a_us: &[f32; HIDDEN], a_them: &[f32; HIDDEN]) -> f32 {
         let w = &self.0[OUTPUT_WEIGHTS..OUTPUT_BIAS];
         let mut out = self.0[OUTPUT_BIAS];
         for j in 0..HIDDEN {
@@ -174,13 +181,8 @@ pub fn gradient(params: &Params, batch: &[&Packed], lambda: f32) -> (f32, Vec<f3
                 };
                 params.accumulate(&us[..n], &mut a_us);
                 params.accumulate(&them[..n], &mut a_them);
+                let out = params.screlu_output(&a_us, &a_them);
                 let w = &params.0[OUTPUT_WEIGHTS..OUTPUT_BIAS];
-                let mut out = params.0[OUTPUT_BIAS];
-                for j in 0..HIDDEN {
-                    let x = a_us[j].clamp(0.0, 1.0);
-                    let y = a_them[j].clamp(0.0, 1.0);
-                    out += w[j] * x * x + w[HIDDEN + j] * y * y;
-                }
                 let p = sigmoid(out);
                 let error = p - target(pos, lambda);
                 loss += error * error;
