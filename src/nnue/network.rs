@@ -203,20 +203,25 @@ impl Network {
     /// side to move's accumulator and the other side's.
     #[inline]
     pub fn output(&self, us: &[i16; HIDDEN], them: &[i16; HIDDEN]) -> i32 {
-        // SCReLU: clamp(x, 0, QA)^2 times a weight fits i32, and so does the
-        // sum (255^2 * 127 * 2 * HIDDEN < 2^31 for HIDDEN up to 128, with
-        // weights checked at load); it is scaled back by QA once.
-        let mut sum: i32 = 0;
+        // SCReLU: clamp(x, 0, QA)^2 times a weight fits i32, and so does a
+        // sum of 64 of them (255^2 * 127 * 64 < 2^31, weights checked at
+        // load); the chunks add up in i64 so any width is safe, and the
+        // total is scaled back by QA once.
+        let mut sum: i64 = 0;
         for (acc, weights) in [
             (us, &self.output_weights[0]),
             (them, &self.output_weights[1]),
         ] {
-            for (&a, &w) in acc.iter().zip(weights.iter()) {
-                let x = i32::from(a).clamp(0, QA);
-                sum += x * x * i32::from(w);
+            for (acc, weights) in acc.chunks(64).zip(weights.chunks(64)) {
+                let mut part: i32 = 0;
+                for (&a, &w) in acc.iter().zip(weights.iter()) {
+                    let x = i32::from(a).clamp(0, QA);
+                    part += x * x * i32::from(w);
+                }
+                sum += i64::from(part);
             }
         }
-        (sum / QA + self.output_bias) * SCALE / (QA * QB)
+        ((sum / i64::from(QA)) as i32 + self.output_bias) * SCALE / (QA * QB)
     }
 }
 

@@ -55,6 +55,9 @@ struct Cli {
     /// skip the first N plies of each game
     #[arg(long, default_value_t = 8)]
     skip_plies: usize,
+    /// train on the hand-crafted evaluation's scores instead of the search's
+    #[arg(long)]
+    rescore_hand_crafted: bool,
     /// skip scores at or beyond +-CP
     #[arg(long, default_value_t = 10_000)]
     max_score: i32,
@@ -77,6 +80,9 @@ fn run(cli: Cli) -> Result<(), String> {
     };
     let start = std::time::Instant::now();
     let mut positions = data::load(&cli.data, &filter, cli.limit.unwrap_or(usize::MAX))?;
+    if cli.rescore_hand_crafted {
+        trainer::model::rescore_hand_crafted(&mut positions);
+    }
     let held = (positions.len() as f64 * cli.validation) as usize;
     let validation = positions.split_off(positions.len() - held);
     eprintln!(
@@ -85,12 +91,24 @@ fn run(cli: Cli) -> Result<(), String> {
         validation.len(),
         start.elapsed().as_secs_f64()
     );
+    eprintln!(
+        "trainer: the search scores themselves score {:.6} on the validation set",
+        trainer::model::score_loss(&validation, cli.lambda)
+    );
     let mut params = match &cli.init {
         Some(path) => Params::from_bytes(
             &std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
         )?,
         None => Params::random(cli.seed),
     };
+    eprintln!(
+        "trainer: the hand-crafted evaluation scores {:.6} on the validation set",
+        trainer::model::hand_crafted_loss(&validation, cli.lambda)
+    );
+    eprintln!(
+        "trainer: the starting net scores {:.6} on the validation set",
+        trainer::model::loss(&params, &validation, cli.lambda)
+    );
     let config = TrainConfig {
         epochs: cli.epochs,
         batch: cli.batch.max(1),

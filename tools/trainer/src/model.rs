@@ -235,6 +235,62 @@ pub fn gradient(params: &Params, batch: &[&Packed], lambda: f32) -> (f32, Vec<f3
 }
 
 /// Mean loss over positions, in parallel.
+/// The loss of predicting each position's own search score: the figure a
+/// net's validation loss is read against (below it, the net predicts the
+/// games better than the searches that played them).
+pub fn score_loss(positions: &[Packed], lambda: f32) -> f32 {
+    if positions.is_empty() {
+        return 0.0;
+    }
+    let total: f64 = positions
+        .iter()
+        .map(|pos| {
+            let e = sigmoid(f32::from(pos.score) / SCALE as f32) - target(pos, lambda);
+            f64::from(e * e)
+        })
+        .sum();
+    (total / positions.len() as f64) as f32
+}
+
+/// The hand-crafted evaluation of a position (side to move's view, static);
+/// `None` for a position shakmaty rejects.
+pub fn hand_crafted_eval(pos: &Packed) -> Option<i32> {
+    use shakmaty::{CastlingMode, Chess, FromSetup, Setup};
+    let mut setup = Setup::empty();
+    setup.board = pos.board();
+    setup.turn = pos.turn();
+    let chess = Chess::from_setup(setup, CastlingMode::Standard).ok()?;
+    Some(kiraly::eval::evaluate(&chess))
+}
+
+/// Replaces every score by the hand-crafted evaluation (a net trained on
+/// these with lambda 0 learns that evaluation: a check of the whole
+/// pipeline, and a starting point).
+pub fn rescore_hand_crafted(positions: &mut [Packed]) {
+    positions.par_iter_mut().for_each(|pos| {
+        if let Some(eval) = hand_crafted_eval(pos) {
+            pos.score = eval.clamp(-i16::MAX as i32, i16::MAX as i32) as i16;
+        }
+    });
+}
+
+/// The loss of the hand-crafted evaluation (static, side to move's view) on
+/// the same positions and scale: what a net has to beat to be worth using.
+pub fn hand_crafted_loss(positions: &[Packed], lambda: f32) -> f32 {
+    let scored: Vec<f64> = positions
+        .par_iter()
+        .filter_map(|pos| {
+            let eval = hand_crafted_eval(pos)? as f32;
+            let e = sigmoid(eval / SCALE as f32) - target(pos, lambda);
+            Some(f64::from(e * e))
+        })
+        .collect();
+    if scored.is_empty() {
+        return 0.0;
+    }
+    (scored.iter().sum::<f64>() / scored.len() as f64) as f32
+}
+
 pub fn loss(params: &Params, positions: &[Packed], lambda: f32) -> f32 {
     if positions.is_empty() {
         return 0.0;
