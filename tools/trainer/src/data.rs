@@ -7,6 +7,9 @@ use datagen::format::{for_each_sample, Filter};
 use kiraly::nnue::{View, BUCKET_LAYOUT};
 use shakmaty::{Bitboard, Board, Color, Piece, Position, Role, Square};
 
+/// `Packed::result` of a position that comes from no game.
+pub const NO_RESULT: u8 = 3;
+
 /// One position: the board from the side to move's point of view is not
 /// stored; colours stay absolute and the side to move is kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,7 +20,8 @@ pub struct Packed {
     pub pieces: [u8; 16],
     /// Search score, centipawns, side to move's view.
     pub score: i16,
-    /// Game result from the side to move's view: 0 loss, 1 draw, 2 win.
+    /// Game result from the side to move's view: 0 loss, 1 draw, 2 win,
+    /// or `NO_RESULT` (a position from no game: its score is the target).
     pub result: u8,
     /// 1 when Black is to move.
     pub black_to_move: u8,
@@ -125,6 +129,49 @@ pub fn load(
         }
     }
     Ok(out)
+}
+
+/// Positions near the given ones: each one's board after 1 to 4 random legal
+/// moves, `copies` per position (no castling or en passant rights are
+/// kept). Meant for training on the
+/// hand-crafted evaluation's scores (the trainer's `--augment` rescores
+/// them so): the search also evaluates positions reached by bad moves,
+/// which self-play games never show. Their result is `NO_RESULT`.
+pub fn augment(positions: &[Packed], copies: usize, seed: u64) -> Vec<Packed> {
+    use rayon::prelude::*;
+    use shakmaty::{CastlingMode, Chess, FromSetup, Setup};
+    positions
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, pos)| {
+            let mut rng = kiraly::openings::Rng::new(seed ^ (i as u64).wrapping_mul(0x9E37_79B9));
+            let mut setup = Setup::empty();
+            setup.board = pos.board();
+            setup.turn = pos.turn();
+            let start = Chess::from_setup(setup, CastlingMode::Standard).ok();
+            let mut out = Vec::with_capacity(copies);
+            if let Some(start) = start {
+                for _ in 0..copies {
+                    let mut chess = start.clone();
+                    let plies = 1 + rng.below(4);
+                    for _ in 0..plies {
+                        let moves = chess.legal_moves();
+                        if moves.is_empty() {
+                            break;
+                        }
+                        let m = moves[rng.below(moves.len())];
+                        chess.play_unchecked(m);
+                    }
+                    if !chess.legal_moves().is_empty() {
+                        let mut packed = Packed::new(chess.board(), chess.turn(), 0, 0.5);
+                        packed.result = NO_RESULT;
+                        out.push(packed);
+                    }
+                }
+            }
+            out
+        })
+        .collect()
 }
 
 #[cfg(test)]

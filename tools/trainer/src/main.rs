@@ -55,6 +55,10 @@ struct Cli {
     /// skip the first N plies of each game
     #[arg(long, default_value_t = 8)]
     skip_plies: usize,
+    /// add N positions near each one read (1-4 random moves away), scored
+    /// by the hand-crafted evaluation, with no game result
+    #[arg(long, default_value_t = 0)]
+    augment: usize,
     /// train on the hand-crafted evaluation's scores instead of the search's
     #[arg(long)]
     rescore_hand_crafted: bool,
@@ -80,11 +84,17 @@ fn run(cli: Cli) -> Result<(), String> {
     };
     let start = std::time::Instant::now();
     let mut positions = data::load(&cli.data, &filter, cli.limit.unwrap_or(usize::MAX))?;
+    let held = (positions.len() as f64 * cli.validation) as usize;
+    let mut validation = positions.split_off(positions.len() - held);
+    if cli.augment > 0 {
+        let mut extra = data::augment(&positions, cli.augment, cli.seed);
+        trainer::model::rescore_hand_crafted(&mut extra);
+        positions.extend(extra);
+    }
     if cli.rescore_hand_crafted {
         trainer::model::rescore_hand_crafted(&mut positions);
+        trainer::model::rescore_hand_crafted(&mut validation);
     }
-    let held = (positions.len() as f64 * cli.validation) as usize;
-    let validation = positions.split_off(positions.len() - held);
     eprintln!(
         "trainer: {} training and {} validation positions read in {:.1} s; net (768x{BUCKETS} -> {HIDDEN})x2 -> 1",
         positions.len(),

@@ -158,8 +158,11 @@ impl Params {
 /// The training target: `lambda` of the game result, the rest the search
 /// score through the same sigmoid as the output.
 pub fn target(pos: &Packed, lambda: f32) -> f32 {
-    let result = f32::from(pos.result) / 2.0;
     let score = sigmoid(f32::from(pos.score) / SCALE as f32);
+    if pos.result == crate::data::NO_RESULT {
+        return score;
+    }
+    let result = f32::from(pos.result) / 2.0;
     lambda * result + (1.0 - lambda) * score
 }
 

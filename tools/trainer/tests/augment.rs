@@ -1,0 +1,82 @@
+//! Positions added near the game positions (`--augment`) and the hand-crafted
+//! evaluation's scores (`--rescore-hand-crafted`).
+
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, FromSetup, Position, Setup};
+use trainer::data::{augment, Packed, NO_RESULT};
+use trainer::model::{hand_crafted_eval, rescore_hand_crafted, target};
+
+fn packed(fen: &str, score: i16, result: f32) -> Packed {
+    let fen: Fen = fen.parse().unwrap();
+    let pos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
+    Packed::new(pos.board(), pos.turn(), score, result)
+}
+
+fn chess(p: &Packed) -> Option<Chess> {
+    let mut setup = Setup::empty();
+    setup.board = p.board();
+    setup.turn = p.turn();
+    Chess::from_setup(setup, CastlingMode::Standard).ok()
+}
+
+#[test]
+fn augmented_positions_are_legal_new_and_have_no_result() {
+    let starts = [
+        packed(
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            30,
+            1.0,
+        ),
+        packed("8/5k2/8/3K4/8/8/4P3/8 b - - 0 60", 150, 0.5),
+        // Checkmated: no move to start from is fine, the position yields
+        // whatever its moves allow and never a terminal position.
+        packed("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", -20000, 0.0),
+    ];
+    let extra = augment(&starts, 50, 7);
+    assert!(extra.len() >= 2 * 50, "{} positions", extra.len());
+    let mut differ = 0;
+    for p in &extra {
+        assert_eq!(p.result, NO_RESULT);
+        let pos = chess(p).expect("a legal position");
+        assert!(!pos.legal_moves().is_empty(), "no terminal positions");
+        if starts
+            .iter()
+            .all(|s| (s.occupied, s.pieces) != (p.occupied, p.pieces))
+        {
+            differ += 1;
+        }
+    }
+    // One to four random moves: nearly every board differs from the start
+    // (a pair of moves can come back to it).
+    assert!(
+        differ * 10 >= extra.len() * 9,
+        "{differ} of {}",
+        extra.len()
+    );
+    // Deterministic for a seed.
+    assert_eq!(augment(&starts, 50, 7), extra);
+}
+
+#[test]
+fn positions_from_no_game_are_trained_on_their_score_alone() {
+    let mut p = packed("8/5k2/8/3K4/8/8/4P3/8 w - - 0 60", 200, 1.0);
+    let blended = target(&p, 0.5);
+    p.result = NO_RESULT;
+    let score_only = 1.0 / (1.0 + (-200.0f32 / 400.0).exp());
+    for lambda in [0.0, 0.5, 1.0] {
+        assert!((target(&p, lambda) - score_only).abs() < 1e-6);
+    }
+    assert!((blended - (0.5 + 0.5 * score_only)).abs() < 1e-6);
+}
+
+#[test]
+fn rescoring_puts_the_hand_crafted_evaluation_in_the_score() {
+    let mut ps = vec![
+        packed("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", 0, 0.5),
+        packed("4k3/8/8/8/8/8/8/3QK3 b - - 0 1", 0, 0.5),
+    ];
+    rescore_hand_crafted(&mut ps);
+    assert!(ps[0].score > 500, "{}", ps[0].score);
+    assert!(ps[1].score < -500, "{}", ps[1].score);
+    assert_eq!(Some(i32::from(ps[0].score)), hand_crafted_eval(&ps[0]));
+}
