@@ -81,6 +81,13 @@ pub const fn file_bytes() -> usize {
     HEADER_BYTES + 2 * (BUCKETS * INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4
 }
 
+impl std::fmt::Debug for Network {
+    /// The identity, not 50 thousand weights.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Network({INPUTS}x{BUCKETS} -> {HIDDEN}, hash {:016x})", self.hash)
+    }
+}
+
 impl Network {
     /// Reads a network file, checking magic, version, architecture, length
     /// and hash.

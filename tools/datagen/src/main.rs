@@ -93,6 +93,10 @@ struct PlayArgs {
     /// seconds between progress lines on stderr
     #[arg(long, default_value_t = 10.0)]
     progress_secs: f64,
+    /// search with this net (`embedded` for the built-in one) instead of
+    /// the hand-crafted evaluation
+    #[arg(long)]
+    net: Option<String>,
 }
 
 /// The training filter (applied when data is read).
@@ -153,6 +157,14 @@ fn run(command: Command) -> Result<(), String> {
                 hash_mb: args.hash as usize,
                 seed: args.seed.unwrap_or_else(clock_seed),
                 progress_secs: args.progress_secs,
+                net: match args.net.as_deref() {
+                    None => None,
+                    Some("embedded") => {
+                        Some(kiraly::nnue::embedded().ok_or("the built-in net does not load")?)
+                    }
+                    // Leaked: one net for the whole run.
+                    Some(path) => Some(&*Box::leak(Box::new(kiraly::nnue::load_file(path)?))),
+                },
             };
             play::run(&config, true).map(|_| ())
         }

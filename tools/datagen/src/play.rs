@@ -57,6 +57,8 @@ pub struct PlayConfig {
     pub hash_mb: usize,
     pub seed: u64,
     pub progress_secs: f64,
+    /// Search with this net instead of the hand-crafted evaluation.
+    pub net: Option<&'static kiraly::nnue::Network>,
 }
 
 impl Default for PlayConfig {
@@ -74,6 +76,7 @@ impl Default for PlayConfig {
             hash_mb: 4,
             seed: 0,
             progress_secs: 10.0,
+            net: None,
         }
     }
 }
@@ -266,12 +269,21 @@ pub fn run(config: &PlayConfig, progress: bool) -> Result<Summary, String> {
     let (mut file, existing_games) = open_for_append(&config.output)?;
     // Allocate the tables up front, so a failure is reported before any game.
     let searchers = (0..config.threads)
-        .map(|_| SoloSearch::new(config.hash_mb))
+        .map(|_| {
+            SoloSearch::new(config.hash_mb).map(|mut search| {
+                search.net = config.net;
+                search
+            })
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if progress {
         eprintln!(
-            "datagen: seed {} | threads {} | soft nodes {} | hard nodes {} | random plies {} | {} start position(s) | {} ({} games already)",
+            "datagen: seed {} | {} | threads {} | soft nodes {} | hard nodes {} | random plies {} | {} start position(s) | {} ({} games already)",
             config.seed,
+            config.net.map_or_else(
+                || "hand-crafted evaluation".to_string(),
+                |net| format!("net {:016x}", net.hash)
+            ),
             config.threads,
             config.soft_nodes,
             config.hard_nodes,

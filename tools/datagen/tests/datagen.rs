@@ -113,6 +113,42 @@ fn self_play_writes_whole_legal_games_and_resumes() {
 }
 
 #[test]
+fn self_play_with_the_net() {
+    let path = temp_path("net.kdat");
+    let out = datagen(&[
+        "play",
+        "--games",
+        "2",
+        "--soft-nodes",
+        "300",
+        "--hard-nodes",
+        "3000",
+        "--threads",
+        "1",
+        "--hash",
+        "1",
+        "--seed",
+        "5",
+        "--net",
+        "embedded",
+        "--output",
+        path.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let hash = format!("net {:016x}", kiraly::nnue::embedded().unwrap().hash);
+    assert!(stderr.contains(&hash), "{stderr}");
+    assert_eq!(read_games(&path).len(), 2);
+    // Not the hand-crafted games of the same seed.
+    let hce = temp_path("hce.kdat");
+    play(&hce, "2", "5");
+    assert_ne!(std::fs::read(&path).unwrap(), std::fs::read(&hce).unwrap());
+    for p in [path, hce] {
+        std::fs::remove_file(p).unwrap();
+    }
+}
+
+#[test]
 fn same_seed_same_games_other_seed_other_games() {
     let (a, b, c) = (temp_path("a"), temp_path("b"), temp_path("c"));
     play(&a, "2", "5");
@@ -190,6 +226,10 @@ fn converts_text_and_pgn_and_refuses_garbage() {
     assert!(!out.status.success());
     let out = datagen(&["play", "--soft-nodes", "0"]);
     assert!(!out.status.success());
+    // A net that does not load stops the run before any game.
+    let out = datagen(&["play", "--net", text.to_str().unwrap(), "--games", "1"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(text.to_str().unwrap()));
     for p in [text, pgn, out_path] {
         std::fs::remove_file(p).unwrap();
     }
