@@ -106,6 +106,22 @@ fn bench_is_deterministic() {
     assert!(!kiraly(&["bench", "0"]).status.success());
 }
 
+/// `bench --nnue` searches with the built-in net (or `--nnue=FILE`): its own
+/// deterministic fingerprint, not the hand-crafted one.
+#[test]
+fn bench_with_the_net() {
+    let bench = |args: &[&str]| nodes_nps(stdout_lines(&kiraly(args)).last().unwrap()).0;
+    let hand_crafted = bench(&["bench", "7"]);
+    let net = bench(&["bench", "7", "--nnue"]);
+    assert_ne!(net, hand_crafted);
+    assert_eq!(net, bench(&["bench", "7", "--nnue"]));
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/nets/default.nnue");
+    assert_eq!(net, bench(&["bench", "7", &format!("--nnue={file}")]));
+    let missing = kiraly(&["bench", "7", "--nnue=no-such.nnue"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no-such.nnue"));
+}
+
 #[test]
 fn speedtest_reports_nodes_and_speed() {
     let lines = stdout_lines(&kiraly(&["speedtest", "2", "20"]));

@@ -9,6 +9,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 
 use crate::board::Board;
+use crate::nnue::Network;
 use crate::search::{Limits, SearchContext, Searcher, Signals};
 use crate::threadpool::SEARCH_STACK_BYTES;
 use crate::time::budget_for_movetime;
@@ -63,8 +64,9 @@ pub const POSITIONS: [&str; 40] = [
 /// Searches every bench position to `depth` with one thread and a 16 MB
 /// table cleared between positions, so the node count depends only on the
 /// code. Prints the OpenBench summary line last.
-pub fn run(depth: i32) -> (u64, u64) {
-    on_search_stack(move || run_on_this_thread(depth))
+/// `net`: evaluate with it instead of the hand-crafted evaluation.
+pub fn run(depth: i32, net: Option<&'static Network>) -> (u64, u64) {
+    on_search_stack(move || run_on_this_thread(depth, net))
 }
 
 /// Runs `body` on a thread with a search thread's stack: the caller may be a
@@ -82,7 +84,7 @@ fn on_search_stack<T: Send>(body: impl FnOnce() -> T + Send) -> T {
     })
 }
 
-fn run_on_this_thread(depth: i32) -> (u64, u64) {
+fn run_on_this_thread(depth: i32, net: Option<&'static Network>) -> (u64, u64) {
     let tt = TranspositionTable::new(16).expect("16 MB for the bench table");
     let mut searcher = Searcher::new(0);
     searcher.verbose = false;
@@ -98,7 +100,10 @@ fn run_on_this_thread(depth: i32) -> (u64, u64) {
         tt.clear();
         searcher.clear();
         let signals = Signals::default();
-        let ctx = fresh_context(&tt, &signals, &limits);
+        let ctx = SearchContext {
+            net,
+            ..fresh_context(&tt, &signals, &limits)
+        };
         let started = Instant::now();
         let result = searcher.think(&bench_board(fen), &ctx);
         searching += started.elapsed();
@@ -186,7 +191,8 @@ fn fresh_context<'a>(
         castling_mode: CastlingMode::Standard,
         game_keys: &[],
         tb: None,
-        // The bench fingerprint is the hand-crafted evaluation's.
+        // The bench fingerprint is the hand-crafted evaluation's unless
+        // `bench --nnue` asks for a net.
         net: None,
     }
 }

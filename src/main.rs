@@ -43,6 +43,10 @@ enum Tool {
         /// Search depth (1..=127)
         #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = depth)]
         depth: i32,
+        /// Evaluate with the built-in net, or with FILE (`--nnue=FILE`),
+        /// instead of the hand-crafted evaluation
+        #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+        nnue: Option<String>,
     },
     /// Timed search of the bench positions; prints `N nodes M nps`
     Speedtest {
@@ -106,8 +110,19 @@ fn main() -> ExitCode {
                 .collect();
             run_uci(Some(text));
         }
-        Some(Tool::Bench { depth }) => {
-            let (nodes, nps) = bench::run(depth);
+        Some(Tool::Bench { depth, nnue }) => {
+            let net = match nnue.as_deref() {
+                None => None,
+                Some("") => kiraly::nnue::embedded(),
+                Some(path) => match kiraly::nnue::load_file(path) {
+                    Ok(net) => Some(&*Box::leak(Box::new(net))),
+                    Err(e) => {
+                        eprintln!("kiraly: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                },
+            };
+            let (nodes, nps) = bench::run(depth, net);
             println!("{nodes} nodes {nps} nps");
         }
         Some(Tool::Speedtest { threads, ms }) => {

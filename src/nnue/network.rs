@@ -84,7 +84,11 @@ pub const fn file_bytes() -> usize {
 impl std::fmt::Debug for Network {
     /// The identity, not 50 thousand weights.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Network({INPUTS}x{BUCKETS} -> {HIDDEN}, hash {:016x})", self.hash)
+        write!(
+            f,
+            "Network({INPUTS}x{BUCKETS} -> {HIDDEN}, hash {:016x})",
+            self.hash
+        )
     }
 }
 
