@@ -23,7 +23,7 @@ pub use features::{BucketLayout, View, INPUTS};
 pub use network::{Network, NetworkError};
 
 /// Accumulator width.
-pub const HIDDEN: usize = 64;
+pub const HIDDEN: usize = 256;
 /// King buckets of this build's architecture (one: inputs depend on the
 /// king only through the file mirroring). A net with another layout is
 /// refused when loaded.
@@ -33,7 +33,7 @@ pub const BUCKETS: usize = 1;
 /// Quantisation of the accumulator (inputs to SCReLU clip at `QA`).
 pub const QA: i32 = 255;
 /// Quantisation of the output weights.
-pub const QB: i32 = 64;
+pub const QB: i32 = 256;
 /// The float output times `SCALE` is centipawns.
 pub const SCALE: i32 = 400;
 

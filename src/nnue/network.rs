@@ -23,8 +23,9 @@ pub const MAGIC: &[u8; 8] = b"KIRALYNN";
 pub const VERSION: u32 = 1;
 pub const HEADER_BYTES: usize = 76;
 /// Output weights stay within this (the trainer clips them to +-1.98 before
-/// quantising by QB = 64), so the i32 sum of the forward pass cannot overflow.
-pub const MAX_OUTPUT_WEIGHT: u16 = 127;
+/// quantising by QB = 256: at most 507), so a 64-wide chunk of the forward
+/// pass sums in i32 without overflow (255^2 * 512 * 64 < 2^31).
+pub const MAX_OUTPUT_WEIGHT: u16 = 512;
 
 /// Why a network file was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -215,7 +216,7 @@ impl Network {
     #[inline]
     pub fn output(&self, us: &[i16; HIDDEN], them: &[i16; HIDDEN]) -> i32 {
         // SCReLU: clamp(x, 0, QA)^2 times a weight fits i32, and so does a
-        // sum of 64 of them (255^2 * 127 * 64 < 2^31, weights checked at
+        // sum of 64 of them (255^2 * 512 * 64 < 2^31, weights checked at
         // load); the chunks add up in i64 so any width is safe, and the
         // total is scaled back by QA once.
         let mut sum: i64 = 0;
@@ -232,7 +233,8 @@ impl Network {
                 sum += i64::from(part);
             }
         }
-        ((sum / i64::from(QA)) as i32 + self.output_bias) * SCALE / (QA * QB)
+        let raw = sum / i64::from(QA) + i64::from(self.output_bias);
+        (raw * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 }
 

@@ -137,6 +137,11 @@ fn run(cli: Cli) -> Result<(), String> {
         );
     })?;
     let net = params.quantise();
+    if let Some((mean, largest)) = trainer::model::quantisation_error(&params, &net, &validation) {
+        eprintln!(
+            "trainer: the engine's quantised evaluation differs from the float net by {mean:.1} cp on average, {largest:.0} cp at most, on the validation set"
+        );
+    }
     let path = cli.out.join("final.nnue");
     std::fs::write(&path, net.to_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!("trainer: wrote {} (hash {:016x})", path.display(), net.hash);

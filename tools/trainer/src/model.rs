@@ -277,6 +277,32 @@ pub fn rescore_hand_crafted(positions: &mut [Packed]) {
     });
 }
 
+/// How far the engine's evaluation with the quantised `net` is from the
+/// float model on `positions`: mean and largest absolute difference, cp.
+pub fn quantisation_error(
+    params: &Params,
+    net: &Network,
+    positions: &[Packed],
+) -> Option<(f32, f32)> {
+    use shakmaty::{CastlingMode, Chess, FromSetup, Setup};
+    let diffs: Vec<f32> = positions
+        .par_iter()
+        .filter_map(|pos| {
+            let mut setup = Setup::empty();
+            setup.board = pos.board();
+            setup.turn = pos.turn();
+            let chess = Chess::from_setup(setup, CastlingMode::Standard).ok()?;
+            let engine = kiraly::nnue::accumulator::evaluate(net, &chess) as f32;
+            Some((engine - params.eval_cp(pos)).abs())
+        })
+        .collect();
+    if diffs.is_empty() {
+        return None;
+    }
+    let mean = diffs.iter().sum::<f32>() / diffs.len() as f32;
+    Some((mean, diffs.iter().fold(0.0f32, |a, &b| a.max(b))))
+}
+
 /// The loss of the hand-crafted evaluation (static, side to move's view) on
 /// the same positions and scale: what a net has to beat to be worth using.
 pub fn hand_crafted_loss(positions: &[Packed], lambda: f32) -> f32 {

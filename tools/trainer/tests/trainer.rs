@@ -142,21 +142,24 @@ fn training_learns_material_and_the_engine_reads_the_net() {
         total += diff;
         worst = worst.max(diff);
         assert!(
-            diff <= 30.0 + 0.05 * float.abs(),
+            diff <= 60.0 + 0.05 * float.abs(),
             "float {float} engine {engine} in {}",
             shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
         );
     }
     let mean = total / sample.len() as f32;
-    // Stated tolerance: the mean difference within 3 cp plus 2% of the mean
-    // evaluation size (these labels reach +-3000 cp, so evaluations are large).
+    // Stated tolerance: the mean difference within 5 cp plus 3% of the mean
+    // evaluation size (these labels reach +-3000 cp, so evaluations are large
+    // and so are this test's weights; the rounding errors of 2 x 256 hidden
+    // values add up: 14 cp at a mean |evaluation| of 581 cp, against 6.7 cp
+    // for 64 hidden). A mismatch of indexing or scaling is off by hundreds.
     let size: f32 = sample
         .iter()
         .map(|(_, p)| params.eval_cp(p).abs())
         .sum::<f32>()
         / sample.len() as f32;
     assert!(
-        mean <= 3.0 + 0.02 * size,
+        mean <= 5.0 + 0.03 * size,
         "mean float/engine difference {mean} cp at mean |eval| {size}"
     );
     eprintln!("float/engine difference: mean {mean:.2} cp, largest {worst:.2} cp, mean |eval| {size:.0} cp");
