@@ -112,7 +112,9 @@ fn options_take_effect_and_bad_values_keep_the_old_one() {
     assert!(kept < 30, "Hash kept: hashfull {kept}");
     e.send("setoption name Hash value 1");
     let small = hashfull(&mut e);
-    // 263 per mille at 2224902; 256 MB stays below 30.
+    // 573 per mille at 2069187 (263 at 2224902: the figure is the last
+    // completed iteration's, at 121404 nodes now, 63384 then); 256 MB stays
+    // below 30.
     assert!(small > 150, "Hash 1: hashfull {small}");
 
     // Move Overhead is taken off a movetime: 800 of 1000 ms leaves 200.
@@ -734,11 +736,12 @@ fn clear_hash_empties_the_table() {
     let fresh = nodes(&mut e);
     eprintln!("first {first}, warm {warm}, after Clear Hash {cleared}, after ucinewgame {fresh}");
     assert_eq!(fresh, first, "ucinewgame must repeat the first search");
-    // At 2224902 the counts are 18706, 10699, 15211, 18706: a third off for
-    // the warm table, and Clear Hash gives most of it back (the histories
-    // stay warm, so not all). An ignored Clear Hash repeats the warm count.
+    // At 2069187 the counts are 19353, 14098, 19204, 19353: a quarter off
+    // for the warm table (a third at 2224902: 18706, 10699, 15211, 18706),
+    // and Clear Hash gives almost all of it back (the histories stay warm).
+    // An ignored Clear Hash repeats the warm count.
     assert!(
-        warm * 3 < first * 2,
+        warm * 5 < first * 4,
         "a warm table saves nodes: {warm} vs {first}"
     );
     assert!(

@@ -17,7 +17,7 @@ use crate::history::{
     history_bonus, piece_to, ButterflyHistory, CaptureHistory, ContinuationHistory, CounterMoves,
 };
 use crate::movegen::noisy_moves;
-use crate::movepick::{is_quiet, OrderingContext, ScoredMoves};
+use crate::movepick::{is_quiet, legal_tt_move, MovePicker, OrderingContext, ScoredMoves};
 use crate::parameters as params;
 use crate::score::{mate_in, mated_in, TB_WIN_BOUND};
 use crate::see::see_ge;
@@ -954,7 +954,7 @@ impl Searcher {
         let cut_node = expect == Expect::Cut;
 
         // Step 1. The horizon: the quiescence search settles the captures.
-        // (A move into check was extended by its parent, step 13b.)
+        // (A move into check was extended by its parent, step 13c.)
         self.stack[ply].pv_len = 0;
         if depth <= 0 {
             return self.qsearch(board, alpha, beta, ply, ctx);
@@ -1161,24 +1161,29 @@ impl Searcher {
             }
         }
 
-        // Step 11. The moves: at the root, those `go searchmoves` names and
-        // the MultiPV lines have not taken yet. None is mate or stalemate.
-        let mut moves: MoveList = board.pos.legal_moves();
+        // Step 11. The moves come from the staged picker (src/movepick.rs),
+        // which checks the table move for legality and generates the other
+        // moves only as it reaches them. At the root, only those `go
+        // searchmoves` names and the MultiPV lines have not taken yet are
+        // searched; none is mate or stalemate. Elsewhere a node without
+        // legal moves is found after the move loop.
+        let mut root_moves = MoveList::new();
         if root {
+            root_moves = board.pos.legal_moves();
             if !ctx.limits.searchmoves.is_empty() {
-                moves.retain(|m| ctx.limits.searchmoves.contains(m));
+                root_moves.retain(|m| ctx.limits.searchmoves.contains(m));
             }
             if !self.root.excluded.is_empty() {
-                moves.retain(|m| !self.root.excluded.contains(m));
+                root_moves.retain(|m| !self.root.excluded.contains(m));
             }
-        }
-        if moves.is_empty() {
-            return if in_check { mated_in(ply) } else { 0 };
+            if root_moves.is_empty() {
+                return if in_check { mated_in(ply) } else { 0 };
+            }
         }
 
         // Step 12. Singular extension with multi-cut (bc57ff8: +19.5 ± 24.2):
         // decides whether the table move alone is searched a ply deeper
-        // (step 13b), or the node is cut at once.
+        // (step 13c), or the node is cut at once.
         let mut singular_move = None;
         if let Some(hit) = tt_hit {
             if self.root.selective
@@ -1190,7 +1195,7 @@ impl Searcher {
                 && hit.score.abs() < MATE_BOUND
                 && (ply as i32) < 2 * self.root.depth
             {
-                if let Some(m) = unpack_move(hit.mv, &moves) {
+                if let Some(m) = legal_tt_move(&board.pos, hit.mv) {
                     let test = SingularTest {
                         mv: m,
                         tt_score: hit.score,
@@ -1212,28 +1217,58 @@ impl Searcher {
 
         // Step 13. The move loop, in the order of the move picker (move
         // ordering with history tables, bc57ff8: +34.2 ± 17.1).
+        // The picker takes the killers and the counter-move as the
+        // singular search of step 12 (at this ply) left them.
         let side = board.pos.turn();
         let previous = [1, 2].map(|back| self.stack.back(ply, back).played);
+        let mut picker = MovePicker::new(
+            &board.pos,
+            tt_move,
+            self.stack[ply].killers,
+            previous[0].and_then(|p| self.tables.counter_moves.get(p)),
+        );
         let mut tried = Tried::new();
         let mut best_score = tb_floor;
         let mut best_move: Option<Move> = None;
         let original_alpha = alpha;
         let mut searched = 0;
-        // The ordering context borrows the history tables only while the
-        // moves are scored; the loop below updates them.
-        let mut picker = {
-            let ordering = self.ordering(ply, previous);
-            ScoredMoves::new(&mut moves, tt_move, &board.pos, &ordering)
-        };
+        // Legal moves the picker returned, searched or not.
+        let mut legal = 0;
 
         self.keys.push(board.key);
-        while let Some(m) = picker.next_move() {
-            if excluded == Some(m) {
+        // The ordering context borrows the history tables for each call
+        // only: the loop updates them.
+        while let Some(m) = picker.next_move(&self.ordering(previous)) {
+            legal += 1;
+            if excluded == Some(m) || (root && !root_moves.contains(&m)) {
                 continue;
             }
             let quiet = is_quiet(m);
 
-            // Step 13a. SEE pruning (bc57ff8: +25.1 ± 21.7): near the
+            // Step 13a. Late move pruning (a3a744c: +87.8 ± 30.6): once
+            // enough quiet moves have failed near the leaves, the rest
+            // (ordered worse) are not tried, but for those that give check:
+            // the picker drops them (killers and counter-move included), so
+            // the loop never sees them. Not at PV nodes, not in check, and
+            // once one move has a score. (Dropping the quiet checks too, as
+            // Ethereal does, lost 24 ± 22 Elo in 654 games at 5000 nodes a
+            // move.)
+            if quiet
+                && self.root.selective
+                && !pv_node
+                && !in_check
+                && best_score > -MATE_BOUND
+                && depth <= params::lmp_max_depth()
+                && tried.quiet_count as i32
+                    >= (params::lmp_base() + depth * depth) / (2 - i32::from(improving))
+            {
+                picker.skip_quiets();
+                if !crate::movepick::gives_check(&board.pos, m) {
+                    continue;
+                }
+            }
+
+            // Step 13b. SEE pruning (bc57ff8: +25.1 ± 21.7): near the
             // leaves, once a move has a score, moves that lose too much
             // material in the exchange are not tried.
             if self.root.selective
@@ -1259,14 +1294,14 @@ impl Searcher {
             let nodes_before = self.counts.nodes;
             self.stack[ply].played = Some(piece_to(side, m));
 
-            // Step 13b. Extensions: a move that gives check (forcing lines
+            // Step 13c. Extensions: a move that gives check (forcing lines
             // are searched a ply deeper), and the singular move of step 12.
             let extension = i32::from(gives_check) + i32::from(singular_move == Some(m));
             let new_depth = depth - 1 + extension;
 
-            // Steps 13c and 13d prune quiet moves near the leaves, once
-            // one move has a score: not at PV nodes, not in check, not the
-            // moves that give check.
+            // Step 13d prunes quiet moves near the leaves, once one move has
+            // a score: not at PV nodes, not in check, not the moves that
+            // give check.
             let prunable_quiet = self.root.selective
                 && !root
                 && !pv_node
@@ -1274,17 +1309,6 @@ impl Searcher {
                 && quiet
                 && best_score > -MATE_BOUND
                 && !gives_check;
-
-            // Step 13c. Late move pruning (a3a744c: +87.8 ± 30.6): once
-            // enough quiet moves have failed, the rest (ordered worse) are
-            // not tried at all.
-            if prunable_quiet
-                && depth <= params::lmp_max_depth()
-                && tried.quiet_count as i32
-                    >= (params::lmp_base() + depth * depth) / (2 - i32::from(improving))
-            {
-                continue;
-            }
 
             // Step 13d. Futility pruning (5b6bfe3: +58.7 ± 23.8): a quiet
             // move cannot lift a static evaluation this far below alpha.
@@ -1349,7 +1373,7 @@ impl Searcher {
                     if self.stack[ply].killers.contains(&Some(m)) {
                         reduction -= 1;
                     }
-                    reduction -= self.ordering(ply, previous).quiet_score(side, m)
+                    reduction -= self.ordering(previous).quiet_score(side, m)
                         / params::lmr_history_divisor();
                     reduction = reduction.clamp(0, depth - 2);
                 }
@@ -1422,6 +1446,10 @@ impl Searcher {
             tried.push(m, quiet);
         }
         self.keys.pop();
+        if legal == 0 {
+            // Mate or stalemate (the root has returned at step 11).
+            return if in_check { mated_in(ply) } else { 0 };
+        }
         best_score = best_score.min(tb_ceiling);
 
         let bound = if best_score >= beta {
@@ -1499,7 +1527,7 @@ impl Searcher {
             self.stack[ply].played = Some(piece_to(side, m));
             let mut score = -self.qsearch(&child, -probcut_beta, -probcut_beta + 1, ply + 1, ctx);
             if score >= probcut_beta {
-                // A capture that gives check is extended, as in step 13b.
+                // A capture that gives check is extended, as in step 13c.
                 let extension = i32::from(child.pos.is_check());
                 score = -self.search::<NonPv>(
                     &child,
@@ -1624,12 +1652,11 @@ impl Searcher {
         (raw, corrected.clamp(-bound, bound))
     }
 
-    /// The move-ordering tables for a node at `ply`, whose last two moves
-    /// had the (piece, to) indices `previous`.
-    fn ordering(&self, ply: usize, previous: [Option<usize>; 2]) -> OrderingContext<'_> {
+    /// The move-ordering tables for a node whose last two moves had the
+    /// (piece, to) indices `previous`.
+    #[inline]
+    fn ordering(&self, previous: [Option<usize>; 2]) -> OrderingContext<'_> {
         OrderingContext {
-            killers: &self.stack[ply].killers,
-            counter: previous[0].and_then(|p| self.tables.counter_moves.get(p)),
             butterfly: &self.tables.butterfly,
             captures: &self.tables.captures,
             continuations: previous.map(|p| p.map(|p| self.tables.continuation.row(p))),
