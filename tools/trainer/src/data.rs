@@ -68,6 +68,17 @@ impl Packed {
             })
     }
 
+    /// The position for the engine's functions: the board and the side to
+    /// move (no castling or en passant rights are stored); `None` if
+    /// shakmaty refuses it.
+    pub fn chess(&self) -> Option<shakmaty::Chess> {
+        use shakmaty::{CastlingMode, Chess, FromSetup, Setup};
+        let mut setup = Setup::empty();
+        setup.board = self.board();
+        setup.turn = self.turn();
+        Chess::from_setup(setup, CastlingMode::Standard).ok()
+    }
+
     pub fn board(&self) -> Board {
         let mut board = Board::empty();
         for (sq, piece) in self.pieces() {
@@ -139,16 +150,12 @@ pub fn load(
 /// which self-play games never show. Their result is `NO_RESULT`.
 pub fn augment(positions: &[Packed], copies: usize, seed: u64) -> Vec<Packed> {
     use rayon::prelude::*;
-    use shakmaty::{CastlingMode, Chess, FromSetup, Setup};
     positions
         .par_iter()
         .enumerate()
         .flat_map_iter(|(i, pos)| {
             let mut rng = kiraly::openings::Rng::new(seed ^ (i as u64).wrapping_mul(0x9E37_79B9));
-            let mut setup = Setup::empty();
-            setup.board = pos.board();
-            setup.turn = pos.turn();
-            let start = Chess::from_setup(setup, CastlingMode::Standard).ok();
+            let start = pos.chess();
             let mut out = Vec::with_capacity(copies);
             if let Some(start) = start {
                 for _ in 0..copies {

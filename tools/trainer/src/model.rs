@@ -258,12 +258,7 @@ pub fn score_loss(positions: &[Packed], lambda: f32) -> f32 {
 /// The hand-crafted evaluation of a position (side to move's view, static);
 /// `None` for a position shakmaty rejects.
 pub fn hand_crafted_eval(pos: &Packed) -> Option<i32> {
-    use shakmaty::{CastlingMode, Chess, FromSetup, Setup};
-    let mut setup = Setup::empty();
-    setup.board = pos.board();
-    setup.turn = pos.turn();
-    let chess = Chess::from_setup(setup, CastlingMode::Standard).ok()?;
-    Some(kiraly::eval::evaluate(&chess))
+    Some(kiraly::eval::evaluate(&pos.chess()?))
 }
 
 /// Replaces every score by the hand-crafted evaluation (a net trained on
@@ -284,15 +279,10 @@ pub fn quantisation_error(
     net: &Network,
     positions: &[Packed],
 ) -> Option<(f32, f32)> {
-    use shakmaty::{CastlingMode, Chess, FromSetup, Setup};
     let diffs: Vec<f32> = positions
         .par_iter()
         .filter_map(|pos| {
-            let mut setup = Setup::empty();
-            setup.board = pos.board();
-            setup.turn = pos.turn();
-            let chess = Chess::from_setup(setup, CastlingMode::Standard).ok()?;
-            let engine = kiraly::nnue::accumulator::evaluate(net, &chess) as f32;
+            let engine = kiraly::nnue::accumulator::evaluate(net, &pos.chess()?) as f32;
             Some((engine - params.eval_cp(pos)).abs())
         })
         .collect();

@@ -2,7 +2,7 @@
 //! evaluation's scores (`--rescore-hand-crafted`).
 
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, FromSetup, Position, Setup};
+use shakmaty::{CastlingMode, Chess, Position};
 use trainer::data::{augment, Packed, NO_RESULT};
 use trainer::model::{hand_crafted_eval, rescore_hand_crafted, target};
 
@@ -10,13 +10,6 @@ fn packed(fen: &str, score: i16, result: f32) -> Packed {
     let fen: Fen = fen.parse().unwrap();
     let pos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
     Packed::new(pos.board(), pos.turn(), score, result)
-}
-
-fn chess(p: &Packed) -> Option<Chess> {
-    let mut setup = Setup::empty();
-    setup.board = p.board();
-    setup.turn = p.turn();
-    Chess::from_setup(setup, CastlingMode::Standard).ok()
 }
 
 #[test]
@@ -37,7 +30,7 @@ fn augmented_positions_are_legal_new_and_have_no_result() {
     let mut differ = 0;
     for p in &extra {
         assert_eq!(p.result, NO_RESULT);
-        let pos = chess(p).expect("a legal position");
+        let pos = p.chess().expect("a legal position");
         assert!(!pos.legal_moves().is_empty(), "no terminal positions");
         if starts
             .iter()
