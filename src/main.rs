@@ -113,14 +113,15 @@ fn main() -> ExitCode {
         Some(Tool::Bench { depth, nnue }) => {
             let net = match nnue.as_deref() {
                 None => None,
-                Some("") => kiraly::nnue::embedded(),
-                Some(path) => match kiraly::nnue::load_file(path) {
-                    Ok(net) => Some(&*Box::leak(Box::new(net))),
-                    Err(e) => {
-                        eprintln!("kiraly: {e}");
-                        return ExitCode::FAILURE;
+                Some(file) => {
+                    match kiraly::nnue::load_for_run(Some(file).filter(|f| !f.is_empty())) {
+                        Ok(net) => Some(net),
+                        Err(e) => {
+                            eprintln!("kiraly: {e}");
+                            return ExitCode::FAILURE;
+                        }
                     }
-                },
+                }
             };
             let (nodes, nps) = bench::run(depth, net);
             println!("{nodes} nodes {nps} nps");

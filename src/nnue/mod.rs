@@ -89,6 +89,15 @@ pub fn set_enabled(on: bool) {
     ENABLED.store(on, Ordering::Relaxed);
 }
 
+/// A net for the whole run of a command-line tool: the built-in one for
+/// `None`, else the file, loaded once and leaked.
+pub fn load_for_run(path: Option<&str>) -> Result<&'static Network, String> {
+    match path {
+        None => embedded().ok_or_else(|| "the built-in net does not load".to_string()),
+        Some(path) => Ok(Box::leak(Box::new(load_file(path)?))),
+    }
+}
+
 /// Loads a net file for `EvalFile`.
 pub fn load_file(path: &str) -> Result<Network, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;

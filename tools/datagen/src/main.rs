@@ -159,11 +159,9 @@ fn run(command: Command) -> Result<(), String> {
                 progress_secs: args.progress_secs,
                 net: match args.net.as_deref() {
                     None => None,
-                    Some("embedded") => {
-                        Some(kiraly::nnue::embedded().ok_or("the built-in net does not load")?)
-                    }
-                    // Leaked: one net for the whole run.
-                    Some(path) => Some(&*Box::leak(Box::new(kiraly::nnue::load_file(path)?))),
+                    Some(net) => Some(kiraly::nnue::load_for_run(
+                        Some(net).filter(|n| *n != "embedded"),
+                    )?),
                 },
             };
             play::run(&config, true).map(|_| ())

@@ -86,14 +86,15 @@ fn run(cli: Cli) -> Result<(), String> {
     let mut positions = data::load(&cli.data, &filter, cli.limit.unwrap_or(usize::MAX))?;
     let held = (positions.len() as f64 * cli.validation) as usize;
     let mut validation = positions.split_off(positions.len() - held);
+    if cli.rescore_hand_crafted {
+        trainer::model::rescore_hand_crafted(&mut positions);
+        trainer::model::rescore_hand_crafted(&mut validation);
+    }
+    // After the rescoring above, so each added position is scored once.
     if cli.augment > 0 {
         let mut extra = data::augment(&positions, cli.augment, cli.seed);
         trainer::model::rescore_hand_crafted(&mut extra);
         positions.extend(extra);
-    }
-    if cli.rescore_hand_crafted {
-        trainer::model::rescore_hand_crafted(&mut positions);
-        trainer::model::rescore_hand_crafted(&mut validation);
     }
     eprintln!(
         "trainer: {} training and {} validation positions read in {:.1} s; net (768x{BUCKETS} -> {HIDDEN})x2 -> 1",

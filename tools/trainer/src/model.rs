@@ -237,22 +237,33 @@ pub fn gradient(params: &Params, batch: &[&Packed], lambda: f32) -> (f32, Vec<f3
     (loss / n, grad)
 }
 
-/// Mean loss over positions, in parallel.
+/// The mean loss of a prediction (a logit: centipawns / SCALE) over the
+/// positions it gives one for, in parallel; 0 for none.
+fn mean_loss(
+    positions: &[Packed],
+    lambda: f32,
+    predict: impl Fn(&Packed) -> Option<f32> + Sync,
+) -> f32 {
+    let (total, count) = positions
+        .par_iter()
+        .filter_map(|pos| {
+            let e = sigmoid(predict(pos)?) - target(pos, lambda);
+            Some((f64::from(e * e), 1usize))
+        })
+        .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    if count == 0 {
+        return 0.0;
+    }
+    (total / count as f64) as f32
+}
+
 /// The loss of predicting each position's own search score: the figure a
 /// net's validation loss is read against (below it, the net predicts the
 /// games better than the searches that played them).
 pub fn score_loss(positions: &[Packed], lambda: f32) -> f32 {
-    if positions.is_empty() {
-        return 0.0;
-    }
-    let total: f64 = positions
-        .iter()
-        .map(|pos| {
-            let e = sigmoid(f32::from(pos.score) / SCALE as f32) - target(pos, lambda);
-            f64::from(e * e)
-        })
-        .sum();
-    (total / positions.len() as f64) as f32
+    mean_loss(positions, lambda, |pos| {
+        Some(f32::from(pos.score) / SCALE as f32)
+    })
 }
 
 /// The hand-crafted evaluation of a position (side to move's view, static);
@@ -296,32 +307,14 @@ pub fn quantisation_error(
 /// The loss of the hand-crafted evaluation (static, side to move's view) on
 /// the same positions and scale: what a net has to beat to be worth using.
 pub fn hand_crafted_loss(positions: &[Packed], lambda: f32) -> f32 {
-    let scored: Vec<f64> = positions
-        .par_iter()
-        .filter_map(|pos| {
-            let eval = hand_crafted_eval(pos)? as f32;
-            let e = sigmoid(eval / SCALE as f32) - target(pos, lambda);
-            Some(f64::from(e * e))
-        })
-        .collect();
-    if scored.is_empty() {
-        return 0.0;
-    }
-    (scored.iter().sum::<f64>() / scored.len() as f64) as f32
+    mean_loss(positions, lambda, |pos| {
+        Some(hand_crafted_eval(pos)? as f32 / SCALE as f32)
+    })
 }
 
+/// Mean loss of the net over positions, in parallel.
 pub fn loss(params: &Params, positions: &[Packed], lambda: f32) -> f32 {
-    if positions.is_empty() {
-        return 0.0;
-    }
-    let total: f64 = positions
-        .par_iter()
-        .map(|pos| {
-            let e = sigmoid(params.output(pos)) - target(pos, lambda);
-            f64::from(e * e)
-        })
-        .sum();
-    (total / positions.len() as f64) as f32
+    mean_loss(positions, lambda, |pos| Some(params.output(pos)))
 }
 
 /// AdamW's moments.
