@@ -8,6 +8,7 @@ use datagen::format::Filter;
 use kiraly::nnue::{BUCKETS, HIDDEN};
 use trainer::data;
 use trainer::model::Params;
+use trainer::rescore;
 use trainer::train::{train, TrainConfig};
 
 /// Train Kiraly's learned evaluation on datagen files (the training filter
@@ -56,9 +57,16 @@ struct Cli {
     #[arg(long, default_value_t = 8)]
     skip_plies: usize,
     /// add N positions near each one read (1-4 random moves away), scored
-    /// by the hand-crafted evaluation, with no game result
+    /// by the hand-crafted evaluation (see --augment-nodes), with no game
+    /// result
     #[arg(long, default_value_t = 0)]
     augment: usize,
+    /// score the added positions by a search of N nodes with the
+    /// hand-crafted evaluation instead of its static value (0); positions
+    /// in check, with a capture or promotion for best move, or a mate score
+    /// keep the static value
+    #[arg(long, default_value_t = 0)]
+    augment_nodes: u64,
     /// train on the hand-crafted evaluation's scores instead of the search's
     #[arg(long)]
     rescore_hand_crafted: bool,
@@ -87,13 +95,23 @@ fn run(cli: Cli) -> Result<(), String> {
     let held = (positions.len() as f64 * cli.validation) as usize;
     let mut validation = positions.split_off(positions.len() - held);
     if cli.rescore_hand_crafted {
-        trainer::model::rescore_hand_crafted(&mut positions);
-        trainer::model::rescore_hand_crafted(&mut validation);
+        rescore::hand_crafted(&mut positions);
+        rescore::hand_crafted(&mut validation);
     }
     // After the rescoring above, so each added position is scored once.
     if cli.augment > 0 {
         let mut extra = data::augment(&positions, cli.augment, cli.seed);
-        trainer::model::rescore_hand_crafted(&mut extra);
+        if cli.augment_nodes > 0 {
+            let searched = rescore::searched(&mut extra, cli.augment_nodes);
+            eprintln!(
+                "trainer: {searched} of {} added positions scored by a {}-node search, the rest statically ({:.1} s)",
+                extra.len(),
+                cli.augment_nodes,
+                start.elapsed().as_secs_f64()
+            );
+        } else {
+            rescore::hand_crafted(&mut extra);
+        }
         positions.extend(extra);
     }
     eprintln!(

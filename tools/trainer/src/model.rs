@@ -272,17 +272,6 @@ pub fn hand_crafted_eval(pos: &Packed) -> Option<i32> {
     Some(kiraly::eval::evaluate(&pos.chess()?))
 }
 
-/// Replaces every score by the hand-crafted evaluation (a net trained on
-/// these with lambda 0 learns that evaluation: a check of the whole
-/// pipeline, and a starting point).
-pub fn rescore_hand_crafted(positions: &mut [Packed]) {
-    positions.par_iter_mut().for_each(|pos| {
-        if let Some(eval) = hand_crafted_eval(pos) {
-            pos.score = eval.clamp(-i16::MAX as i32, i16::MAX as i32) as i16;
-        }
-    });
-}
-
 /// How far the engine's evaluation with the quantised `net` is from the
 /// float model on `positions`: mean and largest absolute difference, cp.
 pub fn quantisation_error(

@@ -4,7 +4,8 @@
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 use trainer::data::{augment, Packed, NO_RESULT};
-use trainer::model::{hand_crafted_eval, rescore_hand_crafted, target};
+use trainer::model::{hand_crafted_eval, target};
+use trainer::rescore;
 
 fn packed(fen: &str, score: i16, result: f32) -> Packed {
     let fen: Fen = fen.parse().unwrap();
@@ -68,8 +69,49 @@ fn rescoring_puts_the_hand_crafted_evaluation_in_the_score() {
         packed("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", 0, 0.5),
         packed("4k3/8/8/8/8/8/8/3QK3 b - - 0 1", 0, 0.5),
     ];
-    rescore_hand_crafted(&mut ps);
+    rescore::hand_crafted(&mut ps);
     assert!(ps[0].score > 500, "{}", ps[0].score);
     assert!(ps[1].score < -500, "{}", ps[1].score);
     assert_eq!(Some(i32::from(ps[0].score)), hand_crafted_eval(&ps[0]));
+}
+
+#[test]
+fn searched_scores_see_beyond_the_static_evaluation_at_quiet_positions_only() {
+    let mut positions = vec![
+        // Nc7+ forks king and rook: the static evaluation sees knight and
+        // pawn against a rook, the search sees the rook won. The fork is a
+        // quiet move, so the position gets the search's score.
+        packed("r3k3/8/8/1N6/8/8/4P3/4K3 w - - 0 1", 0, 0.5),
+        // In check (the best move is quiet): the static evaluation.
+        packed("4k3/8/8/8/8/8/8/r3K3 w - - 0 1", 0, 0.5),
+        // A hanging queen: the best move is a capture, the static value.
+        packed("4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1", 0, 0.5),
+        // Mate in one (Qg7#, a quiet move but a mate score): static.
+        packed("7k/8/5KQ1/8/8/8/8/8 w - - 0 1", 0, 0.5),
+    ];
+    let statics: Vec<i32> = positions
+        .iter()
+        .map(|p| hand_crafted_eval(p).unwrap())
+        .collect();
+    let first = positions.clone();
+    assert_eq!(rescore::searched(&mut positions, 2000), 1);
+    assert!(
+        i32::from(positions[0].score) > statics[0] + 200,
+        "search {} against static {}",
+        positions[0].score,
+        statics[0]
+    );
+    for (p, s) in positions.iter().zip(&statics).skip(1) {
+        assert_eq!(i32::from(p.score), *s);
+    }
+    // Deterministic, and only the scores change.
+    let mut again = first.clone();
+    rescore::searched(&mut again, 2000);
+    assert_eq!(again, positions);
+    for (a, b) in first.iter().zip(&positions) {
+        assert_eq!(
+            (a.occupied, a.pieces, a.result),
+            (b.occupied, b.pieces, b.result)
+        );
+    }
 }

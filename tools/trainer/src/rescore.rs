@@ -1,0 +1,62 @@
+//! Scores for positions that come from no game (`--augment`): the
+//! hand-crafted evaluation's static value, or a short search with it.
+//!
+//! A net trained only on the static evaluation's scores can at best equal
+//! that evaluation; a short search's score carries what the search sees
+//! beyond it, and a net that learns it can do better than the evaluation
+//! that labelled it.
+
+use kiraly::board::Board;
+use kiraly::openings::SoloSearch;
+use kiraly::score::MATE_BOUND;
+use rayon::prelude::*;
+use shakmaty::Position;
+
+use crate::data::Packed;
+
+/// Replaces every score by the hand-crafted evaluation (a net trained on
+/// these with lambda 0 learns that evaluation: a check of the whole
+/// pipeline, and a starting point).
+pub fn hand_crafted(positions: &mut [Packed]) {
+    positions.par_iter_mut().for_each(|pos| {
+        if let Some(eval) = crate::model::hand_crafted_eval(pos) {
+            pos.score = eval.clamp(-i16::MAX as i32, i16::MAX as i32) as i16;
+        }
+    });
+}
+
+/// Scores each position by a search with the hand-crafted evaluation that
+/// starts no iteration after `nodes` nodes (and stops at eight times as
+/// many), where that search's score is what the evaluation should say at
+/// a quiet node: not in check, a quiet best move, no mate score. The rest
+/// get the static evaluation, which is what the search uses there (the
+/// stand-pat of the quiescence search). Returns how many were searched.
+/// Deterministic: each position is searched with an empty table and empty
+/// histories.
+pub fn searched(positions: &mut [Packed], nodes: u64) -> usize {
+    positions
+        .par_iter_mut()
+        .map_init(
+            || SoloSearch::new(1).expect("a 1 MB table"),
+            |search, pos| {
+                let Some(chess) = pos.chess() else {
+                    return 0;
+                };
+                let static_eval = kiraly::eval::evaluate(&chess);
+                let mut score = static_eval;
+                if !chess.is_check() {
+                    search.new_game();
+                    let found = search.search(&Board::new(chess), &[], nodes, nodes * 8);
+                    let quiet = found
+                        .best
+                        .is_some_and(|m| !m.is_capture() && !m.is_promotion());
+                    if quiet && found.score.abs() < MATE_BOUND {
+                        score = found.score;
+                    }
+                }
+                pos.score = score.clamp(-i16::MAX as i32, i16::MAX as i32) as i16;
+                usize::from(score != static_eval)
+            },
+        )
+        .sum()
+}
