@@ -11,6 +11,8 @@ use kiraly::openings::SoloSearch;
 use kiraly::score::MATE_BOUND;
 use rayon::prelude::*;
 use shakmaty::Position;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
 use crate::data::Packed;
 
@@ -34,11 +36,21 @@ pub fn hand_crafted(positions: &mut [Packed]) {
 /// Deterministic: each position is searched with an empty table and empty
 /// histories.
 pub fn searched(positions: &mut [Packed], nodes: u64) -> usize {
+    let done = AtomicUsize::new(0);
+    let start = Instant::now();
+    let total = positions.len();
     positions
         .par_iter_mut()
         .map_init(
             || SoloSearch::new(1).expect("a 1 MB table"),
             |search, pos| {
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if n % 1_000_000 == 0 {
+                    eprintln!(
+                        "trainer: searched {n} of {total} added positions, {:.0}/s",
+                        n as f64 / start.elapsed().as_secs_f64()
+                    );
+                }
                 let Some(chess) = pos.chess() else {
                     return 0;
                 };
