@@ -45,7 +45,7 @@ pub fn searched(positions: &mut [Packed], nodes: u64) -> usize {
             || SoloSearch::new(1).expect("a 1 MB table"),
             |search, pos| {
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if n % 1_000_000 == 0 {
+                if n.is_multiple_of(1_000_000) {
                     eprintln!(
                         "trainer: searched {n} of {total} added positions, {:.0}/s",
                         n as f64 / start.elapsed().as_secs_f64()
