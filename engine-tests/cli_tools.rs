@@ -106,20 +106,23 @@ fn bench_is_deterministic() {
     assert!(!kiraly(&["bench", "0"]).status.success());
 }
 
-/// `bench --nnue` searches with the built-in net (or `--nnue=FILE`): its own
-/// deterministic fingerprint, not the hand-crafted one.
+/// `bench` searches with the built-in net, as `Use NNUE` is on by default
+/// (`--nnue=FILE` names another net); `bench --hce` with the hand-crafted
+/// evaluation, its own deterministic fingerprint.
 #[test]
-fn bench_with_the_net() {
+fn bench_with_the_net_and_without() {
     let bench = |args: &[&str]| nodes_nps(stdout_lines(&kiraly(args)).last().unwrap()).0;
-    let hand_crafted = bench(&["bench", "7"]);
-    let net = bench(&["bench", "7", "--nnue"]);
+    let net = bench(&["bench", "7"]);
+    let hand_crafted = bench(&["bench", "7", "--hce"]);
     assert_ne!(net, hand_crafted);
+    assert_eq!(hand_crafted, bench(&["bench", "7", "--hce"]));
     assert_eq!(net, bench(&["bench", "7", "--nnue"]));
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/nets/default.nnue");
     assert_eq!(net, bench(&["bench", "7", &format!("--nnue={file}")]));
     let missing = kiraly(&["bench", "7", "--nnue=no-such.nnue"]);
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no-such.nnue"));
+    assert!(!kiraly(&["bench", "7", "--hce", "--nnue"]).status.success());
 }
 
 #[test]

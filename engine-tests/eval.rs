@@ -90,9 +90,9 @@ fn colour_flip_symmetry_over_suites() {
     let mut evaluator = Evaluator::new();
     for p in suite_positions() {
         let m = mirrored(&p);
-        let a = evaluator.evaluate(&p);
+        let a = evaluator.evaluate_hand_crafted(&p);
         assert_eq!(a, evaluate(&p), "pawn table changes the score");
-        let b = evaluator.evaluate(&m);
+        let b = evaluator.evaluate_hand_crafted(&m);
         assert_eq!(
             a,
             b,

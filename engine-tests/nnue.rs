@@ -24,23 +24,24 @@ fn depth_one_score(lines: &[String]) -> String {
 #[test]
 fn options_are_declared() {
     let lines = engine("uci\nquit\n");
-    assert!(lines.contains(&"option name Use NNUE type check default false".to_string()));
+    assert!(lines.contains(&"option name Use NNUE type check default true".to_string()));
     assert!(lines.contains(&"option name EvalFile type string default <embedded>".to_string()));
 }
 
 #[test]
 fn use_nnue_switches_the_evaluation_the_search_uses() {
     let position =
-        "position fen r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4\n";
-    let hce = engine(&format!("{position}go depth 1\nisready\nquit\n"));
-    let nnue = engine(&format!(
-        "setoption name Use NNUE value true\n{position}go depth 1\nisready\nquit\n"
+        "position fen rnbqkb1r/pp1p1ppp/4pn2/2p5/2PP4/2N5/PP2PPPP/R1BQKBNR w KQkq - 0 4\n";
+    // On by default.
+    let nnue = engine(&format!("{position}go depth 1\nisready\nquit\n"));
+    let hce = engine(&format!(
+        "setoption name Use NNUE value false\n{position}go depth 1\nisready\nquit\n"
     ));
     let back = engine(&format!(
-        "setoption name Use NNUE value true\nsetoption name Use NNUE value false\n{position}go depth 1\nisready\nquit\n"
+        "setoption name Use NNUE value false\nsetoption name Use NNUE value true\n{position}go depth 1\nisready\nquit\n"
     ));
     assert_ne!(depth_one_score(&hce), depth_one_score(&nnue));
-    assert_eq!(depth_one_score(&hce), depth_one_score(&back));
+    assert_eq!(depth_one_score(&nnue), depth_one_score(&back));
     for lines in [&hce, &nnue] {
         assert!(
             lines.iter().any(|l| l.starts_with("bestmove ")),
@@ -134,4 +135,27 @@ fn eval_file_loads_or_keeps_the_current_net() {
     assert!(lines.iter().any(|l| l.starts_with("bestmove ")));
     assert_eq!(lines.iter().filter(|l| *l == "readyok").count(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `UCI_LimitStrength` searches with the hand-crafted evaluation whatever
+/// `Use NNUE` says: `UCI_Elo`'s node budgets were calibrated with it.
+#[test]
+fn a_limited_strength_searches_with_the_hand_crafted_evaluation() {
+    let position =
+        "position fen rnbqkb1r/pp1p1ppp/4pn2/2p5/2PP4/2N5/PP2PPPP/R1BQKBNR w KQkq - 0 4\n";
+    let limited =
+        "setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value 1500\n";
+    let run = |use_nnue: bool, limit: bool| {
+        depth_one_score(&engine(&format!(
+            "setoption name Use NNUE value {use_nnue}\n{}{position}go depth 1\nisready\nquit\n",
+            if limit { limited } else { "" }
+        )))
+    };
+    let hce = run(false, false);
+    assert_ne!(
+        run(true, false),
+        hce,
+        "the net and the hand-crafted evaluation differ here"
+    );
+    assert_eq!(run(true, true), run(false, true));
 }

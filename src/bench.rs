@@ -177,6 +177,16 @@ fn bench_board(fen: &str) -> Board {
     Board::new(pos)
 }
 
+/// The evaluation a search uses at the engine's defaults: the built-in net
+/// while `Use NNUE` is on by default, else the hand-crafted one (`None`).
+pub fn default_net() -> Option<&'static Network> {
+    if crate::nnue::ENABLED_BY_DEFAULT {
+        crate::nnue::embedded()
+    } else {
+        None
+    }
+}
+
 /// A search of a bench position: no game history, clock started now.
 fn fresh_context<'a>(
     tt: &'a TranspositionTable,
@@ -191,8 +201,8 @@ fn fresh_context<'a>(
         castling_mode: CastlingMode::Standard,
         game_keys: &[],
         tb: None,
-        // The bench fingerprint is the hand-crafted evaluation's unless
-        // `bench --nnue` asks for a net.
-        net: None,
+        // What the engine searches with by default (`Use NNUE`); `bench`
+        // sets its own.
+        net: default_net(),
     }
 }

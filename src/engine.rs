@@ -66,8 +66,8 @@ impl Default for Engine {
 impl Engine {
     pub fn new() -> Engine {
         // The evaluation's switches are process-wide: a new engine starts
-        // from the defaults (the hand-crafted evaluation, the built-in net).
-        crate::nnue::set_enabled(false);
+        // from the defaults (`Use NNUE` as declared, the built-in net).
+        crate::nnue::set_enabled(crate::nnue::ENABLED_BY_DEFAULT);
         crate::nnue::set_network(None);
         let options = Options::default();
         let threads = options.threads;
@@ -205,7 +205,14 @@ impl Engine {
             OptionChange::Ponder(on) => self.options.ponder = on,
             OptionChange::ClearHash => self.clear_tt(),
             OptionChange::MultiPv(n) => self.options.multipv = n,
-            OptionChange::LimitStrength(on) => self.options.limit_strength = on,
+            OptionChange::LimitStrength(on) => {
+                if on != self.options.limit_strength && crate::nnue::enabled() {
+                    // It switches the evaluation (see `threadpool::context`),
+                    // and the table caches static evaluations.
+                    self.clear_tt();
+                }
+                self.options.limit_strength = on;
+            }
             OptionChange::Elo(elo) => self.options.elo = elo,
             OptionChange::ShowWdl(on) => self.options.show_wdl = on,
             OptionChange::SyzygyPath(path) => self.load_tablebases(path),

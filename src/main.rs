@@ -43,10 +43,13 @@ enum Tool {
         /// Search depth (1..=127)
         #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = depth)]
         depth: i32,
-        /// Evaluate with the built-in net, or with FILE (`--nnue=FILE`),
-        /// instead of the hand-crafted evaluation
+        /// Evaluate with the built-in net (the default, as `Use NNUE`), or
+        /// with FILE (`--nnue=FILE`)
         #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
         nnue: Option<String>,
+        /// Evaluate with the hand-crafted evaluation (`Use NNUE` off)
+        #[arg(long, conflicts_with = "nnue")]
+        hce: bool,
     },
     /// Timed search of the bench positions; prints `N nodes M nps`
     Speedtest {
@@ -110,9 +113,10 @@ fn main() -> ExitCode {
                 .collect();
             run_uci(Some(text));
         }
-        Some(Tool::Bench { depth, nnue }) => {
+        Some(Tool::Bench { depth, nnue, hce }) => {
             let net = match nnue.as_deref() {
-                None => None,
+                _ if hce => None,
+                None => bench::default_net(),
                 Some(file) => {
                     match kiraly::nnue::load_for_run(Some(file).filter(|f| !f.is_empty())) {
                         Ok(net) => Some(net),

@@ -89,7 +89,10 @@ pub fn declarations() -> Vec<String> {
         "option name SyzygyPath type string default <empty>".to_string(),
         format!("option name SyzygyProbeDepth type spin default 1 min 1 max {SYZYGY_PROBE_DEPTH_MAX}"),
         "option name Syzygy50MoveRule type check default true".to_string(),
-        "option name Use NNUE type check default false".to_string(),
+        format!(
+            "option name Use NNUE type check default {}",
+            crate::nnue::ENABLED_BY_DEFAULT
+        ),
         format!(
             "option name EvalFile type string default {}",
             crate::nnue::EMBEDDED_NAME

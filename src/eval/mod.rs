@@ -490,8 +490,8 @@ mod tests {
             "8/8/8/8/8/8/8/K6k w - - 0 1",
         ] {
             let p = pos(fen);
-            let first = evaluator.evaluate(&p);
-            assert_eq!(first, evaluator.evaluate(&p), "{fen}");
+            let first = evaluator.evaluate_hand_crafted(&p);
+            assert_eq!(first, evaluator.evaluate_hand_crafted(&p), "{fen}");
             assert_eq!(first, evaluate(&p), "{fen}");
         }
     }

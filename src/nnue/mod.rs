@@ -48,8 +48,13 @@ static EMBEDDED: OnceLock<Option<Network>> = OnceLock::new();
 /// Loaded nets are leaked on purpose: a handful of loads per run, and the
 /// search threads may still read the previous one.
 static LOADED: AtomicPtr<Network> = AtomicPtr::new(std::ptr::null_mut());
+/// `Use NNUE`'s default: the net searches unless asked not to, since the
+/// built-in net passed an SPRT against the hand-crafted evaluation (see
+/// `docs/evaluation.md`). `bench` follows it too.
+pub const ENABLED_BY_DEFAULT: bool = true;
+
 /// `Use NNUE`.
-static ENABLED: AtomicBool = AtomicBool::new(false);
+static ENABLED: AtomicBool = AtomicBool::new(ENABLED_BY_DEFAULT);
 
 /// The built-in net; `None` only if the file built in were damaged, which
 /// a unit test rules out.
