@@ -46,6 +46,12 @@ pub const PLY_BYTES: usize = 4;
 pub const VERSION: u8 = 1;
 /// The score of a ply whose score is not known (a PGN move without one).
 pub const NO_SCORE: i16 = i16::MIN;
+
+/// A centipawn score as stored: clamped to +-`i16::MAX`, so it never reads
+/// as `NO_SCORE`.
+pub fn stored_score(cp: i32) -> i16 {
+    cp.clamp(-i16::MAX as i32, i16::MAX as i32) as i16
+}
 /// A record holds at most this many plies (the count is 16 bits).
 pub const MAX_PLIES: usize = u16::MAX as usize;
 

@@ -25,7 +25,7 @@ use kiraly::board::Board;
 use kiraly::openings::{game_over, load_book, random_walk, GameResult, Rng, SoloSearch};
 use shakmaty::{Chess, Color, Position};
 
-use crate::format::{encode_move, scan_records, Game, Ply, MAX_PLIES};
+use crate::format::{encode_move, scan_records, stored_score, Game, Ply, MAX_PLIES};
 
 /// A game is adjudicated as won once the score is at least this (in
 /// centipawns, from White's view, with the same sign) ...
@@ -142,7 +142,7 @@ fn play_from(
         }
         plies.push(Ply {
             mv: encode_move(&best),
-            score: found.score.clamp(-i16::MAX as i32, i16::MAX as i32) as i16,
+            score: stored_score(found.score),
         });
 
         let white_score = match board.pos.turn() {

@@ -12,7 +12,7 @@ use std::io::{BufRead, Write};
 use kiraly::openings::{parse_book_line, GameResult};
 use shakmaty::{Color, Position};
 
-use crate::format::{Game, Ply};
+use crate::format::{stored_score, Game, Ply};
 
 /// Parses one text line into a record.
 pub fn parse_line(line: &str) -> Result<Game, String> {
@@ -38,7 +38,7 @@ pub fn parse_line(line: &str) -> Result<Game, String> {
         start,
         plies: vec![Ply {
             mv: 0,
-            score: stm_score.clamp(-i16::MAX as i32, i16::MAX as i32) as i16,
+            score: stored_score(stm_score),
         }],
         result,
     })

@@ -102,11 +102,11 @@ fn run(cli: Cli) -> Result<(), String> {
     if cli.augment > 0 {
         let mut extra = data::augment(&positions, cli.augment, cli.seed);
         if cli.augment_nodes > 0 {
-            let searched = rescore::searched(&mut extra, cli.augment_nodes);
+            let changed = rescore::searched(&mut extra, cli.augment_nodes);
             eprintln!(
-                "trainer: {searched} of {} added positions scored by a {}-node search, the rest statically ({:.1} s)",
-                extra.len(),
+                "trainer: a {}-node search gave {changed} of {} added positions a score other than the static one ({:.1} s)",
                 cli.augment_nodes,
+                extra.len(),
                 start.elapsed().as_secs_f64()
             );
         } else {

@@ -6,9 +6,10 @@
 //! beyond it, and a net that learns it can do better than the evaluation
 //! that labelled it.
 
+use datagen::format::stored_score;
 use kiraly::board::Board;
 use kiraly::openings::SoloSearch;
-use kiraly::score::MATE_BOUND;
+use kiraly::score::is_mate;
 use rayon::prelude::*;
 use shakmaty::Position;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,7 +23,7 @@ use crate::data::Packed;
 pub fn hand_crafted(positions: &mut [Packed]) {
     positions.par_iter_mut().for_each(|pos| {
         if let Some(eval) = crate::model::hand_crafted_eval(pos) {
-            pos.score = eval.clamp(-i16::MAX as i32, i16::MAX as i32) as i16;
+            pos.score = stored_score(eval);
         }
     });
 }
@@ -32,7 +33,8 @@ pub fn hand_crafted(positions: &mut [Packed]) {
 /// many), where that search's score is what the evaluation should say at
 /// a quiet node: not in check, a quiet best move, no mate score. The rest
 /// get the static evaluation, which is what the search uses there (the
-/// stand-pat of the quiescence search). Returns how many were searched.
+/// stand-pat of the quiescence search). Returns how many got a score other
+/// than the static one.
 /// Deterministic: each position is searched with an empty table and empty
 /// histories.
 pub fn searched(positions: &mut [Packed], nodes: u64) -> usize {
@@ -62,11 +64,11 @@ pub fn searched(positions: &mut [Packed], nodes: u64) -> usize {
                     let quiet = found
                         .best
                         .is_some_and(|m| !m.is_capture() && !m.is_promotion());
-                    if quiet && found.score.abs() < MATE_BOUND {
+                    if quiet && !is_mate(found.score) {
                         score = found.score;
                     }
                 }
-                pos.score = score.clamp(-i16::MAX as i32, i16::MAX as i32) as i16;
+                pos.score = stored_score(score);
                 usize::from(score != static_eval)
             },
         )
