@@ -11,6 +11,21 @@ fn net_path() -> String {
     format!("{}/nets/default.nnue", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The engine's output for `setup` (UCI lines) and `go depth 1`, read up
+/// to `bestmove`. Waiting for it matters: `quit` stops a search, so a
+/// `quit` sent at once can end the search before its depth 1 line on a
+/// loaded machine.
+fn depth_one(setup: &str) -> Vec<String> {
+    let mut engine = common::Engine::start();
+    for line in setup.lines() {
+        engine.send(line);
+    }
+    engine.send("go depth 1");
+    let lines = engine.bestmove(std::time::Duration::from_secs(30));
+    engine.quit();
+    lines
+}
+
 /// The score of the `go depth 1` line (the quiescence value of the best move).
 fn depth_one_score(lines: &[String]) -> String {
     lines
@@ -33,12 +48,10 @@ fn use_nnue_switches_the_evaluation_the_search_uses() {
     let position =
         "position fen rnbqkb1r/pp1p1ppp/4pn2/2p5/2PP4/2N5/PP2PPPP/R1BQKBNR w KQkq - 0 4\n";
     // On by default.
-    let nnue = engine(&format!("{position}go depth 1\nisready\nquit\n"));
-    let hce = engine(&format!(
-        "setoption name Use NNUE value false\n{position}go depth 1\nisready\nquit\n"
-    ));
-    let back = engine(&format!(
-        "setoption name Use NNUE value false\nsetoption name Use NNUE value true\n{position}go depth 1\nisready\nquit\n"
+    let nnue = depth_one(position);
+    let hce = depth_one(&format!("setoption name Use NNUE value false\n{position}"));
+    let back = depth_one(&format!(
+        "setoption name Use NNUE value false\nsetoption name Use NNUE value true\n{position}"
     ));
     assert_ne!(depth_one_score(&hce), depth_one_score(&nnue));
     assert_eq!(depth_one_score(&nnue), depth_one_score(&back));
@@ -146,8 +159,8 @@ fn a_limited_strength_searches_with_the_hand_crafted_evaluation() {
     let limited =
         "setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value 1500\n";
     let run = |use_nnue: bool, limit: bool| {
-        depth_one_score(&engine(&format!(
-            "setoption name Use NNUE value {use_nnue}\n{}{position}go depth 1\nisready\nquit\n",
+        depth_one_score(&depth_one(&format!(
+            "setoption name Use NNUE value {use_nnue}\n{}{position}",
             if limit { limited } else { "" }
         )))
     };
@@ -158,4 +171,12 @@ fn a_limited_strength_searches_with_the_hand_crafted_evaluation() {
         "the net and the hand-crafted evaluation differ here"
     );
     assert_eq!(run(true, true), run(false, true));
+    // `eval` names the evaluation the search uses, and why.
+    let eval = engine(&format!("{limited}{position}eval\nquit\n"));
+    assert!(
+        eval.iter()
+            .any(|l| l
+                == "Evaluation in use      hand-crafted (Use NNUE true, UCI_LimitStrength true)"),
+        "{eval:#?}"
+    );
 }

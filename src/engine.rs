@@ -123,7 +123,7 @@ impl Engine {
             Command::PonderHit => self.ponderhit(),
             Command::Quit => return false,
             Command::Display => self.display(),
-            Command::Eval => crate::eval::print_trace(&self.root.pos),
+            Command::Eval => crate::eval::print_trace(&self.root.pos, self.options.limit_strength),
             Command::GenFens(words) => genfens(&words),
             Command::Ignored | Command::Empty => {}
             Command::Invalid(message) => report_problem(&message),

@@ -187,12 +187,8 @@ fn context(job: &Job) -> SearchContext<'_> {
         castling_mode: job.castling_mode,
         game_keys: &job.game_keys,
         tb: job.tb.as_ref(),
-        // `Use NNUE` and `EvalFile` change only between searches. A limited
-        // strength searches with the hand-crafted evaluation: the node
-        // budgets of `UCI_Elo` were calibrated with it (`src/strength.rs`).
-        net: (crate::nnue::enabled() && job.limits.strength.is_none())
-            .then(crate::nnue::current)
-            .flatten(),
+        // `Use NNUE` and `EvalFile` change only between searches.
+        net: crate::nnue::for_search(job.limits.strength.is_some()),
     }
 }
 

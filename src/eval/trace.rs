@@ -288,13 +288,15 @@ pub fn trace_lines(pos: &Chess) -> Vec<String> {
     out
 }
 
-/// Prints the `eval` table.
-pub fn print_trace(pos: &Chess) {
+/// Prints the `eval` table; `limited_strength` is `UCI_LimitStrength`,
+/// which decides with `Use NNUE` which evaluation the search uses.
+pub fn print_trace(pos: &Chess, limited_strength: bool) {
     for line in trace_lines(pos) {
         send(&line);
     }
     if let Some(net) = crate::nnue::current() {
-        for line in nnue_lines(net, pos) {
+        let in_use = crate::nnue::for_search(limited_strength).is_some();
+        for line in nnue_lines(net, pos, in_use, limited_strength) {
             send(&line);
         }
     }
@@ -303,8 +305,13 @@ pub fn print_trace(pos: &Chess) {
 /// The net's part of `eval`, as Stockfish 15.1 shows it: each piece's value
 /// (the evaluation minus the evaluation without that piece, White's view,
 /// in pawns) on a board, then the net's evaluation and which one the
-/// search uses.
-pub fn nnue_lines(net: &crate::nnue::Network, pos: &Chess) -> Vec<String> {
+/// search uses (`net_in_use`, the reason in the settings shown beside it).
+pub fn nnue_lines(
+    net: &crate::nnue::Network,
+    pos: &Chess,
+    net_in_use: bool,
+    limited_strength: bool,
+) -> Vec<String> {
     use shakmaty::{Color, EnPassantMode, File, FromSetup, Position, Rank, Role, Square};
     let white = |p: &Chess| {
         let stm = crate::eval::evaluate_nnue(net, p);
@@ -365,13 +372,14 @@ pub fn nnue_lines(net: &crate::nnue::Network, pos: &Chess) -> Vec<String> {
         f64::from(base) / 100.0
     ));
     lines.push(format!(
-        "Evaluation in use      {} (Use NNUE {})",
-        if crate::nnue::enabled() {
-            "NNUE"
+        "Evaluation in use      {} (Use NNUE {}{})",
+        if net_in_use { "NNUE" } else { "hand-crafted" },
+        crate::nnue::enabled(),
+        if limited_strength {
+            ", UCI_LimitStrength true"
         } else {
-            "hand-crafted"
-        },
-        crate::nnue::enabled()
+            ""
+        }
     ));
     lines
 }

@@ -94,6 +94,15 @@ pub fn set_enabled(on: bool) {
     ENABLED.store(on, Ordering::Relaxed);
 }
 
+/// The net a search evaluates with, `None` for the hand-crafted evaluation:
+/// the current net when `Use NNUE` is on, except under `UCI_LimitStrength`,
+/// whose `UCI_Elo` node budgets were calibrated with the hand-crafted
+/// evaluation (`src/strength.rs`). The search and `eval` both ask here, so
+/// `eval` names the evaluation the search really uses.
+pub fn for_search(limited_strength: bool) -> Option<&'static Network> {
+    (enabled() && !limited_strength).then(current).flatten()
+}
+
 /// A net for the whole run of a command-line tool: the built-in one for
 /// `None`, else the file, loaded once and leaked.
 pub fn load_for_run(path: Option<&str>) -> Result<&'static Network, String> {
