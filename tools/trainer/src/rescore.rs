@@ -28,6 +28,12 @@ pub fn hand_crafted(positions: &mut [Packed]) {
     });
 }
 
+/// Positions searched one after another by one searcher between two
+/// resets: resetting the 1 MB table and the histories for every position
+/// took about a quarter of the rescoring's time, and fixed chunks keep the
+/// result independent of the thread count and of rayon's scheduling.
+pub const SEARCH_CHUNK: usize = 256;
+
 /// Scores each position by a search with the hand-crafted evaluation that
 /// starts no iteration after `nodes` nodes (and stops at eight times as
 /// many), where that search's score is what the evaluation should say at
@@ -35,42 +41,53 @@ pub fn hand_crafted(positions: &mut [Packed]) {
 /// get the static evaluation, which is what the search uses there (the
 /// stand-pat of the quiescence search). Returns how many got a score other
 /// than the static one.
-/// Deterministic: each position is searched with an empty table and empty
-/// histories.
+/// Deterministic: each chunk of `SEARCH_CHUNK` positions starts with an
+/// empty table and empty histories and is searched in order.
 pub fn searched(positions: &mut [Packed], nodes: u64) -> usize {
     let done = AtomicUsize::new(0);
     let start = Instant::now();
     let total = positions.len();
     positions
-        .par_iter_mut()
+        .par_chunks_mut(SEARCH_CHUNK)
         .map_init(
             || SoloSearch::new(1).expect("a 1 MB table"),
-            |search, pos| {
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if n.is_multiple_of(1_000_000) {
+            |search, chunk| {
+                search.new_game();
+                let changed = chunk
+                    .iter_mut()
+                    .map(|pos| usize::from(search_one(search, pos, nodes)))
+                    .sum::<usize>();
+                let before = done.fetch_add(chunk.len(), Ordering::Relaxed);
+                let after = before + chunk.len();
+                if after / 1_000_000 > before / 1_000_000 {
                     eprintln!(
-                        "trainer: searched {n} of {total} added positions, {:.0}/s",
-                        n as f64 / start.elapsed().as_secs_f64()
+                        "trainer: searched {after} of {total} added positions, {:.0}/s",
+                        after as f64 / start.elapsed().as_secs_f64()
                     );
                 }
-                let Some(chess) = pos.chess() else {
-                    return 0;
-                };
-                let static_eval = kiraly::eval::evaluate(&chess);
-                let mut score = static_eval;
-                if !chess.is_check() {
-                    search.new_game();
-                    let found = search.search(&Board::new(chess), &[], nodes, nodes * 8);
-                    let quiet = found
-                        .best
-                        .is_some_and(|m| !m.is_capture() && !m.is_promotion());
-                    if quiet && !is_mate(found.score) {
-                        score = found.score;
-                    }
-                }
-                pos.score = stored_score(score);
-                usize::from(score != static_eval)
+                changed
             },
         )
         .sum()
+}
+
+/// Scores one position as `searched` says; true when the score differs
+/// from the static evaluation.
+fn search_one(search: &mut SoloSearch, pos: &mut Packed, nodes: u64) -> bool {
+    let Some(chess) = pos.chess() else {
+        return false;
+    };
+    let static_eval = kiraly::eval::evaluate(&chess);
+    let mut score = static_eval;
+    if !chess.is_check() {
+        let found = search.search(&Board::new(chess), &[], nodes, nodes * 8);
+        let quiet = found
+            .best
+            .is_some_and(|m| !m.is_capture() && !m.is_promotion());
+        if quiet && !is_mate(found.score) {
+            score = found.score;
+        }
+    }
+    pos.score = stored_score(score);
+    score != static_eval
 }

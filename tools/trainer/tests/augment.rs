@@ -115,3 +115,37 @@ fn searched_scores_see_beyond_the_static_evaluation_at_quiet_positions_only() {
         );
     }
 }
+
+#[test]
+fn searched_scores_do_not_depend_on_the_thread_count() {
+    let starts = [
+        packed(
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            30,
+            1.0,
+        ),
+        packed(
+            "r2q1rk1/pp2bppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R2Q1RK1 w - - 0 10",
+            0,
+            0.5,
+        ),
+    ];
+    let positions = augment(&starts, 400, 3);
+    assert!(
+        positions.len() > 2 * rescore::SEARCH_CHUNK,
+        "several chunks: {}",
+        positions.len()
+    );
+    let with_threads = |threads: usize| {
+        let mut scored = positions.clone();
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| rescore::searched(&mut scored, 300));
+        scored
+    };
+    let one = with_threads(1);
+    assert_ne!(one, positions, "the search changed some scores");
+    assert_eq!(with_threads(3), one);
+}
