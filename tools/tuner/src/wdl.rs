@@ -91,9 +91,15 @@ pub struct Skipped {
     pub mate: usize,
 }
 
-/// Loads the complete lines (ending in a newline) of a datagen file into
-/// `out`, until `out` holds `limit` positions. FENs are parsed in parallel.
+/// Loads the complete lines (ending in a newline) of a datagen text file,
+/// or the positions of a file of datagen's game records that the training
+/// filter keeps (no opening plies, none in check, no capture or promotion
+/// played, no mate score), into `out`, until `out` holds `limit`
+/// positions. FENs are parsed in parallel.
 pub fn load(path: &Path, limit: usize, out: &mut Vec<Position>) -> Result<Skipped, String> {
+    if crate::data::is_game_records(path)? {
+        return load_records(path, limit, out);
+    }
     let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut skipped = Skipped::default();
@@ -617,6 +623,30 @@ pub fn rust_constants(model: &Model) -> String {
         list(&model.a),
         list(&model.b)
     )
+}
+
+/// [`load`] for a file of datagen's game records.
+fn load_records(path: &Path, limit: usize, out: &mut Vec<Position>) -> Result<Skipped, String> {
+    let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut skipped = Skipped::default();
+    let filter = datagen::format::Filter::default();
+    datagen::format::for_each_sample(&mut reader, &filter, |s| {
+        if out.len() >= limit {
+            return;
+        }
+        let item = Labelled {
+            pos: s.pos.clone(),
+            score: s.white_score() as f32,
+            result: s.result.white_score(),
+        };
+        match Position::from_labelled(&item) {
+            Some(p) => out.push(p),
+            None => skipped.mate += 1,
+        }
+    })
+    .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(skipped)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use kiraly::openings::GameResult;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};
 use tuner::data::{is_game_records, Dataset};
+use tuner::wdl::{self, Outcome};
 
 #[test]
 fn loads_game_records_through_the_training_filter() {
@@ -60,4 +61,51 @@ fn loads_game_records_through_the_training_filter() {
     text.load(&path, usize::MAX, |_| {}).unwrap();
     assert_eq!(text.len(), 1);
     std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn the_wdl_fit_reads_game_records_too() {
+    // The same knight dance, 12 plies, White wins: the four plies the
+    // training filter keeps, each from the side to move's view.
+    let mut pos = Chess::default();
+    let mut plies = Vec::new();
+    for (i, uci) in ["g1f3", "g8f6", "f3g1", "f6g8"]
+        .iter()
+        .cycle()
+        .take(12)
+        .enumerate()
+    {
+        let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        plies.push(Ply {
+            mv: encode_move(&m),
+            score: 10 * i as i16,
+        });
+        pos.play_unchecked(m);
+    }
+    let game = Game {
+        start: Chess::default(),
+        plies,
+        result: GameResult::WhiteWins,
+    };
+    let path = std::env::temp_dir().join(format!("tuner-wdl-records-{}.kdat", std::process::id()));
+    std::fs::write(&path, game.to_bytes()).unwrap();
+    let mut positions = Vec::new();
+    let skipped = wdl::load(&path, usize::MAX, &mut positions).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(skipped, wdl::Skipped::default());
+    let seen: Vec<(f32, Outcome, u8)> = positions
+        .iter()
+        .map(|p| (p.score, p.outcome, p.material))
+        .collect();
+    // The search scores are the mover's own; White wins, so Black to move
+    // has lost. All material is on the board (78).
+    assert_eq!(
+        seen,
+        vec![
+            (80.0, Outcome::Win, 78),
+            (90.0, Outcome::Loss, 78),
+            (100.0, Outcome::Win, 78),
+            (110.0, Outcome::Loss, 78),
+        ]
+    );
 }
