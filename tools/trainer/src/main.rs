@@ -67,6 +67,12 @@ struct Cli {
     /// keep the static value
     #[arg(long, default_value_t = 0)]
     augment_nodes: u64,
+    /// with --augment-nodes: search and evaluate the added positions with
+    /// this net (a file, or `embedded` for the engine's built-in one)
+    /// instead of the hand-crafted evaluation: the next generation's labels
+    /// come from the best evaluation at hand
+    #[arg(long)]
+    augment_net: Option<String>,
     /// train on the hand-crafted evaluation's scores instead of the search's
     #[arg(long)]
     rescore_hand_crafted: bool,
@@ -90,6 +96,14 @@ fn run(cli: Cli) -> Result<(), String> {
         max_score: cli.max_score,
         ..Filter::default()
     };
+    if cli.augment_net.is_some() && cli.augment_nodes == 0 {
+        return Err("--augment-net needs --augment-nodes".into());
+    }
+    let augment_net = match cli.augment_net.as_deref() {
+        None => None,
+        Some("embedded") => Some(kiraly::nnue::load_for_run(None)?),
+        Some(path) => Some(kiraly::nnue::load_for_run(Some(path))?),
+    };
     let start = std::time::Instant::now();
     let mut positions = data::load(&cli.data, &filter, cli.limit.unwrap_or(usize::MAX))?;
     let held = (positions.len() as f64 * cli.validation) as usize;
@@ -102,10 +116,14 @@ fn run(cli: Cli) -> Result<(), String> {
     if cli.augment > 0 {
         let mut extra = data::augment(&positions, cli.augment, cli.seed);
         if cli.augment_nodes > 0 {
-            let changed = rescore::searched(&mut extra, cli.augment_nodes);
+            let changed = rescore::searched(&mut extra, cli.augment_nodes, augment_net);
             eprintln!(
-                "trainer: a {}-node search gave {changed} of {} added positions a score other than the static one ({:.1} s)",
+                "trainer: a {}-node search with {} gave {changed} of {} added positions a score other than the static one ({:.1} s)",
                 cli.augment_nodes,
+                augment_net.map_or("the hand-crafted evaluation".to_string(), |n| format!(
+                    "net {:016x}",
+                    n.hash
+                )),
                 extra.len(),
                 start.elapsed().as_secs_f64()
             );

@@ -1,5 +1,6 @@
 //! Scores for positions that come from no game (`--augment`): the
-//! hand-crafted evaluation's static value, or a short search with it.
+//! hand-crafted evaluation's static value, or a short search with it or
+//! with a net.
 //!
 //! A net trained only on the static evaluation's scores can at best equal
 //! that evaluation; a short search's score carries what the search sees
@@ -34,23 +35,31 @@ pub fn hand_crafted(positions: &mut [Packed]) {
 /// result independent of the thread count and of rayon's scheduling.
 pub const SEARCH_CHUNK: usize = 256;
 
-/// Scores each position by a search with the hand-crafted evaluation that
-/// starts no iteration after `nodes` nodes (and stops at eight times as
-/// many), where that search's score is what the evaluation should say at
-/// a quiet node: not in check, a quiet best move, no mate score. The rest
-/// get the static evaluation, which is what the search uses there (the
-/// stand-pat of the quiescence search). Returns how many got a score other
-/// than the static one.
+/// Scores each position by a search with `net`, or the hand-crafted
+/// evaluation for `None`, that starts no iteration after `nodes` nodes (and
+/// stops at eight times as many), where that search's score is what the
+/// evaluation should say at a quiet node: not in check, a quiet best move,
+/// no mate score. The rest get the same evaluation's static value, which is
+/// what the search uses there (the stand-pat of the quiescence search).
+/// Returns how many got a score other than the static one.
 /// Deterministic: each chunk of `SEARCH_CHUNK` positions starts with an
 /// empty table and empty histories and is searched in order.
-pub fn searched(positions: &mut [Packed], nodes: u64) -> usize {
+pub fn searched(
+    positions: &mut [Packed],
+    nodes: u64,
+    net: Option<&'static kiraly::nnue::Network>,
+) -> usize {
     let done = AtomicUsize::new(0);
     let start = Instant::now();
     let total = positions.len();
     positions
         .par_chunks_mut(SEARCH_CHUNK)
         .map_init(
-            || SoloSearch::new(1).expect("a 1 MB table"),
+            || {
+                let mut search = SoloSearch::new(1).expect("a 1 MB table");
+                search.net = net;
+                search
+            },
             |search, chunk| {
                 search.new_game();
                 let changed = chunk
@@ -77,7 +86,10 @@ fn search_one(search: &mut SoloSearch, pos: &mut Packed, nodes: u64) -> bool {
     let Some(chess) = pos.chess() else {
         return false;
     };
-    let static_eval = kiraly::eval::evaluate(&chess);
+    let static_eval = match search.net {
+        Some(net) => kiraly::eval::evaluate_nnue(net, &chess),
+        None => kiraly::eval::evaluate(&chess),
+    };
     let mut score = static_eval;
     if !chess.is_check() {
         let found = search.search(&Board::new(chess), &[], nodes, nodes * 8);

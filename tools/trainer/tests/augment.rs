@@ -94,7 +94,7 @@ fn searched_scores_see_beyond_the_static_evaluation_at_quiet_positions_only() {
         .map(|p| hand_crafted_eval(p).unwrap())
         .collect();
     let first = positions.clone();
-    assert_eq!(rescore::searched(&mut positions, 2000), 1);
+    assert_eq!(rescore::searched(&mut positions, 2000, None), 1);
     assert!(
         i32::from(positions[0].score) > statics[0] + 200,
         "search {} against static {}",
@@ -106,7 +106,7 @@ fn searched_scores_see_beyond_the_static_evaluation_at_quiet_positions_only() {
     }
     // Deterministic, and only the scores change.
     let mut again = first.clone();
-    rescore::searched(&mut again, 2000);
+    rescore::searched(&mut again, 2000, None);
     assert_eq!(again, positions);
     for (a, b) in first.iter().zip(&positions) {
         assert_eq!(
@@ -142,10 +142,35 @@ fn searched_scores_do_not_depend_on_the_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| rescore::searched(&mut scored, 300));
+            .install(|| rescore::searched(&mut scored, 300, None));
         scored
     };
     let one = with_threads(1);
     assert_ne!(one, positions, "the search changed some scores");
     assert_eq!(with_threads(3), one);
+}
+
+#[test]
+fn searched_scores_can_come_from_a_net() {
+    let net = kiraly::nnue::embedded().expect("the built-in net");
+    let fork = "r3k3/8/8/1N6/8/8/4P3/4K3 w - - 0 1";
+    let in_check = "4k3/8/8/8/8/8/8/r3K3 w - - 0 1";
+    let mut positions = vec![packed(fork, 0, 0.5), packed(in_check, 0, 0.5)];
+    let net_static = |p: &Packed| kiraly::eval::evaluate_nnue(net, &p.chess().unwrap());
+    let statics: Vec<i32> = positions.iter().map(net_static).collect();
+    assert_eq!(rescore::searched(&mut positions, 2000, Some(net)), 1);
+    // The net's search sees the rook won; in check, the net's static value
+    // (not the hand-crafted one).
+    assert!(
+        i32::from(positions[0].score) > statics[0] + 200,
+        "search {} against the net's static {}",
+        positions[0].score,
+        statics[0]
+    );
+    assert_eq!(i32::from(positions[1].score), statics[1]);
+    assert_ne!(
+        Some(statics[1]),
+        hand_crafted_eval(&positions[1]),
+        "the two evaluations differ here"
+    );
 }
