@@ -7,10 +7,9 @@ use shakmaty::{Chess, Position};
 use tuner::data::{is_game_records, Dataset};
 use tuner::wdl::{self, Outcome};
 
-#[test]
-fn loads_game_records_through_the_training_filter() {
-    // Twelve quiet plies (knights out and back); the filter skips the first
-    // eight as opening plies, so four positions are loaded.
+/// Twelve quiet plies (knights out and back), ply i scored 10 i for the
+/// side to move.
+fn knight_dance(result: GameResult) -> Game {
     let mut pos = Chess::default();
     let mut plies = Vec::new();
     for (i, uci) in ["g1f3", "g8f6", "f3g1", "f6g8"]
@@ -26,11 +25,18 @@ fn loads_game_records_through_the_training_filter() {
         });
         pos.play_unchecked(m);
     }
-    let game = Game {
+    Game {
         start: Chess::default(),
         plies,
-        result: GameResult::BlackWins,
-    };
+        result,
+    }
+}
+
+#[test]
+fn loads_game_records_through_the_training_filter() {
+    // The filter skips the first eight plies as opening plies, so four
+    // positions are loaded.
+    let game = knight_dance(GameResult::BlackWins);
     let path = std::env::temp_dir().join(format!("tuner-records-{}.kdat", std::process::id()));
     std::fs::write(&path, game.to_bytes()).unwrap();
     assert!(is_game_records(&path).unwrap());
@@ -65,28 +71,9 @@ fn loads_game_records_through_the_training_filter() {
 
 #[test]
 fn the_wdl_fit_reads_game_records_too() {
-    // The same knight dance, 12 plies, White wins: the four plies the
-    // training filter keeps, each from the side to move's view.
-    let mut pos = Chess::default();
-    let mut plies = Vec::new();
-    for (i, uci) in ["g1f3", "g8f6", "f3g1", "f6g8"]
-        .iter()
-        .cycle()
-        .take(12)
-        .enumerate()
-    {
-        let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
-        plies.push(Ply {
-            mv: encode_move(&m),
-            score: 10 * i as i16,
-        });
-        pos.play_unchecked(m);
-    }
-    let game = Game {
-        start: Chess::default(),
-        plies,
-        result: GameResult::WhiteWins,
-    };
+    // The four plies the training filter keeps, each from the side to
+    // move's view.
+    let game = knight_dance(GameResult::WhiteWins);
     let path = std::env::temp_dir().join(format!("tuner-wdl-records-{}.kdat", std::process::id()));
     std::fs::write(&path, game.to_bytes()).unwrap();
     let mut positions = Vec::new();
