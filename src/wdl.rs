@@ -20,44 +20,48 @@
 //!
 //! `A` and `B` were fitted by maximum likelihood (the mean multinomial log
 //! loss of the game outcomes, Fisher scoring) on the project's self-play
-//! data, with `tools/tuner` (see `docs/tools.md`, "Fitting the WDL
-//! model"):
+//! games searched with the built-in net, with `tools/tuner` (see
+//! `docs/tools.md`, "Fitting the WDL model"):
 //!
 //! ```text
-//! cargo run --release -p tuner -- wdl --data selfplay-5k-s1.txt --threads 2
+//! cargo run --release -p tuner -- wdl --data net-s2000.kdat --threads 2
 //! ```
 //!
-//! `selfplay-5k-s1.txt` is a datagen run at 5000 nodes per move: 844,936
-//! quiet positions (none with a mate score) of about 10,600 games. (Its
-//! first 808,000 lines are `tune-800k.txt`, which the evaluation was tuned
-//! on, so the two files are not combined.) Outcomes from the side to move's view: win 32.5%,
-//! draw 34.9%, loss 32.6%.
+//! `net-s2000.kdat` is `datagen play --net embedded --soft-nodes 2000
+//! --hard-nodes 20000 --seed 20261204` at 517283b (net `a314665c013b7a06`):
+//! 4364 games, of whose 558,843 positions the training filter keeps 388,497
+//! (no opening plies, checks, captures or promotions; none has a mate
+//! score). Outcomes from the side to move's view: win 28.4%, draw 43.4%,
+//! loss 28.2%. The previous constants, fitted on 844,936 positions of
+//! hand-crafted-evaluation games at 5000 nodes, score 0.6711 on these
+//! positions: the net's scores run larger than the hand-crafted search's
+//! for the same outcome.
 //!
 //! | model | log loss (nats) |
 //! | --- | --- |
-//! | constant rates (neither score nor material) | 1.0981 |
-//! | constant `a` = 165.1, `b` = 145.1 (score only) | 0.7897 |
-//! | this one (cubic `a`, `b`) | 0.7218 |
+//! | constant rates (neither score nor material) | 1.0768 |
+//! | constant `a` = 240.7, `b` = 154.5 (score only) | 0.7188 |
+//! | this one (cubic `a`, `b`) | 0.6321 |
 //!
-//! Fitted on the first 760,000 positions only (`--validation 84936`), the
-//! last 84,936 (about 1,070 games) score 0.7221 against 0.7815 for the score-only model and 1.0999
-//! for constant rates; linear and quadratic polynomials score 0.7381 and
-//! 0.7271 there.
+//! Fitted on all but the last 40,000 positions (`--validation 40000`, about
+//! 450 games), those score 0.5985 against 0.6840 for the score-only model
+//! and 1.0867 for constant rates; linear and quadratic polynomials score
+//! 0.6204 and 0.6041 there.
 //!
 //! | material | 17 | 24 | 32 | 40 | 48 | 56 | 64 | 72 | 78 |
 //! | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-//! | `a` (cp) | 273.4 | 175.9 | 113.4 | 89.4 | 89.6 | 99.8 | 105.5 | 92.4 | 61.6 |
-//! | `b` (cp) | 126.2 | 103.5 | 95.8 | 101.6 | 114.7 | 128.8 | 137.9 | 135.6 | 122.7 |
+//! | `a` (cp) | 386.7 | 248.1 | 158.7 | 123.6 | 122.6 | 135.5 | 142.0 | 122.0 | 77.4 |
+//! | `b` (cp) | 142.1 | 107.3 | 91.3 | 93.0 | 104.8 | 118.8 | 127.2 | 122.1 | 104.8 |
 //!
-//! So 0 cp is 103/794/103 per mille with 17 material, 318/364/318 with 64
-//! and 377/246/377 with all 78 (at 5000 nodes a move most games from
-//! level openings are decided), and +200 cp is 359/618/23 with 17 and 755/139/106 with
-//! 78. Predicted and observed rates by score bucket (all 844,936
-//! positions, 21 buckets) agree within 4.1 points except at 150..300 cp
-//! either way (more decisive games than predicted, by up to 7.7 points at
-//! 200..300 cp) and at -10..10 cp (56.3% draws observed, 48.4% predicted:
-//! datagen adjudicates a draw once the score stays within 10 cp); by
-//! material bucket within 4.0 points. The tables are in the tuner's output.
+//! So 0 cp is 62/876/62 per mille with 17 material, 247/506/247 with 64
+//! and 323/354/323 with all 78, and +200 cp is 212/772/16 with 17 and
+//! 763/171/66 with 78. Predicted and observed rates by score bucket (all
+//! 388,497 positions, 21 buckets) agree within 8.0 points: the largest gaps
+//! are at -10..10 cp (75.3% draws observed, 67.3% predicted: datagen
+//! adjudicates a draw once the score stays within 10 cp), at 300..400 cp
+//! either way (more decisive than predicted, by up to 6 points) and at
+//! 600..1000 cp either way (more draws than predicted, by 6 points); by
+//! material bucket within 4.5 points. The tables are in the tuner's output.
 
 use shakmaty::{Chess, Position};
 
@@ -70,9 +74,9 @@ pub const MATERIAL_MAX: i32 = 78;
 pub const MATERIAL_NORM: f64 = 58.0;
 
 /// Coefficients of `a(x)`, ascending powers of `x`, in centipawns.
-pub const A: [f64; 4] = [737.689080, -2243.975807, 2518.073068, -909.621861];
+pub const A: [f64; 4] = [1044.341278, -3174.651680, 3553.108649, -1284.286494];
 /// Coefficients of `b(x)`, ascending powers of `x`, in centipawns.
-pub const B: [f64; 4] = [269.665770, -751.005958, 1007.507468, -394.344820];
+pub const B: [f64; 4] = [340.571689, -1012.512536, 1290.030339, -496.349472];
 
 /// Material of both sides: pawn 1, knight and bishop 3, rook 5, queen 9
 /// (78 in the start position), not clamped.
