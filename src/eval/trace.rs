@@ -295,8 +295,7 @@ pub fn print_trace(pos: &Chess, limited_strength: bool) {
         send(&line);
     }
     if let Some(net) = crate::nnue::current() {
-        let in_use = crate::nnue::for_search(limited_strength).is_some();
-        for line in nnue_lines(net, pos, in_use, limited_strength) {
+        for line in nnue_lines(net, pos, limited_strength) {
             send(&line);
         }
     }
@@ -305,13 +304,9 @@ pub fn print_trace(pos: &Chess, limited_strength: bool) {
 /// The net's part of `eval`, as Stockfish 15.1 shows it: each piece's value
 /// (the evaluation minus the evaluation without that piece, White's view,
 /// in pawns) on a board, then the net's evaluation and which one the
-/// search uses (`net_in_use`, the reason in the settings shown beside it).
-pub fn nnue_lines(
-    net: &crate::nnue::Network,
-    pos: &Chess,
-    net_in_use: bool,
-    limited_strength: bool,
-) -> Vec<String> {
+/// search uses, as `nnue::for_search` decides with `limited_strength`
+/// (`UCI_LimitStrength`), and the settings that decided it.
+pub fn nnue_lines(net: &crate::nnue::Network, pos: &Chess, limited_strength: bool) -> Vec<String> {
     use shakmaty::{Color, EnPassantMode, File, FromSetup, Position, Rank, Role, Square};
     let white = |p: &Chess| {
         let stm = crate::eval::evaluate_nnue(net, p);
@@ -373,7 +368,11 @@ pub fn nnue_lines(
     ));
     lines.push(format!(
         "Evaluation in use      {} (Use NNUE {}{})",
-        if net_in_use { "NNUE" } else { "hand-crafted" },
+        if crate::nnue::for_search(limited_strength).is_some() {
+            "NNUE"
+        } else {
+            "hand-crafted"
+        },
         crate::nnue::enabled(),
         if limited_strength {
             ", UCI_LimitStrength true"

@@ -103,6 +103,16 @@ pub fn for_search(limited_strength: bool) -> Option<&'static Network> {
     (enabled() && !limited_strength).then(current).flatten()
 }
 
+/// How the tools' command lines (`datagen play --net`, `trainer
+/// --augment-net`) name the built-in net.
+pub const EMBEDDED_ARG: &str = "embedded";
+
+/// A tool's `--net NAME`: the built-in net for [`EMBEDDED_ARG`], else the
+/// file, loaded once and leaked.
+pub fn load_named_for_run(name: &str) -> Result<&'static Network, String> {
+    load_for_run(Some(name).filter(|n| *n != EMBEDDED_ARG))
+}
+
 /// A net for the whole run of a command-line tool: the built-in one for
 /// `None`, else the file, loaded once and leaked.
 pub fn load_for_run(path: Option<&str>) -> Result<&'static Network, String> {

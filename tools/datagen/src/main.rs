@@ -157,12 +157,11 @@ fn run(command: Command) -> Result<(), String> {
                 hash_mb: args.hash as usize,
                 seed: args.seed.unwrap_or_else(clock_seed),
                 progress_secs: args.progress_secs,
-                net: match args.net.as_deref() {
-                    None => None,
-                    Some(net) => Some(kiraly::nnue::load_for_run(
-                        Some(net).filter(|n| *n != "embedded"),
-                    )?),
-                },
+                net: args
+                    .net
+                    .as_deref()
+                    .map(kiraly::nnue::load_named_for_run)
+                    .transpose()?,
             };
             play::run(&config, true).map(|_| ())
         }

@@ -99,11 +99,11 @@ fn run(cli: Cli) -> Result<(), String> {
     if cli.augment_net.is_some() && cli.augment_nodes == 0 {
         return Err("--augment-net needs --augment-nodes".into());
     }
-    let augment_net = match cli.augment_net.as_deref() {
-        None => None,
-        Some("embedded") => Some(kiraly::nnue::load_for_run(None)?),
-        Some(path) => Some(kiraly::nnue::load_for_run(Some(path))?),
-    };
+    let augment_net = cli
+        .augment_net
+        .as_deref()
+        .map(kiraly::nnue::load_named_for_run)
+        .transpose()?;
     let start = std::time::Instant::now();
     let mut positions = data::load(&cli.data, &filter, cli.limit.unwrap_or(usize::MAX))?;
     let held = (positions.len() as f64 * cli.validation) as usize;

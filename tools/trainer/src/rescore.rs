@@ -31,8 +31,9 @@ pub fn hand_crafted(positions: &mut [Packed]) {
 
 /// Positions searched one after another by one searcher between two
 /// resets: resetting the 1 MB table and the histories for every position
-/// took about a quarter of the rescoring's time, and fixed chunks keep the
-/// result independent of the thread count and of rayon's scheduling.
+/// took about a third of the rescoring's time (`docs/evaluation.md`), and
+/// fixed chunks keep the result independent of the thread count and of
+/// rayon's scheduling.
 pub const SEARCH_CHUNK: usize = 256;
 
 /// Scores each position by a search with `net`, or the hand-crafted

@@ -70,6 +70,18 @@ pub struct Labelled {
     pub result: f32,
 }
 
+impl Labelled {
+    /// A position of datagen's game records, score and result from White's
+    /// view as in the text lines.
+    pub fn from_sample(s: &datagen::format::Sample) -> Labelled {
+        Labelled {
+            pos: s.pos.clone(),
+            score: s.white_score() as f32,
+            result: s.result.white_score(),
+        }
+    }
+}
+
 /// Whether `path` holds datagen's binary game records (else text lines).
 pub fn is_game_records(path: &Path) -> Result<bool, String> {
     let mut head = [0u8; datagen::format::HEADER_BYTES];
@@ -277,11 +289,7 @@ impl Dataset {
                 full = true;
                 return;
             }
-            batch.push(Labelled {
-                pos: s.pos.clone(),
-                score: s.white_score() as f32,
-                result: s.result.white_score(),
-            });
+            batch.push(Labelled::from_sample(s));
             if batch.len() == CHUNK {
                 self.extend(&batch);
                 batch.clear();

@@ -635,12 +635,7 @@ fn load_records(path: &Path, limit: usize, out: &mut Vec<Position>) -> Result<Sk
         if out.len() >= limit {
             return;
         }
-        let item = Labelled {
-            pos: s.pos.clone(),
-            score: s.white_score() as f32,
-            result: s.result.white_score(),
-        };
-        match Position::from_labelled(&item) {
+        match Position::from_labelled(&Labelled::from_sample(s)) {
             Some(p) => out.push(p),
             None => skipped.mate += 1,
         }
