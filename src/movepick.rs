@@ -388,8 +388,8 @@ impl<'a> MovePicker<'a> {
             self.noisy_end = self.moves.len();
             self.append_from(&all, is_underpromotion);
             self.quiet_start = self.moves.len();
-            let refutations = self.refutations;
-            self.append_from(&all, |m| is_quiet(m) && !refutations.contains(&Some(m)));
+            let refutations = Refutations::of(self.refutations);
+            self.append_from(&all, |m| is_quiet(m) && !refutations.holds(m));
             self.quiets_generated = true;
         } else {
             noisy_moves(pos, &mut self.moves);
@@ -452,13 +452,34 @@ impl<'a> MovePicker<'a> {
     fn generate_quiets(&mut self, ctx: &OrderingContext<'_>) {
         if !self.quiets_generated {
             let all = self.pos.legal_moves();
-            let refutations = self.refutations;
-            self.append_from(&all, |m| is_quiet(m) && !refutations.contains(&Some(m)));
+            let refutations = Refutations::of(self.refutations);
+            self.append_from(&all, |m| is_quiet(m) && !refutations.holds(m));
         }
         let side = self.pos.turn();
         for i in self.quiet_start..self.moves.len() {
             self.scores[i] = ctx.quiet_score(side, self.moves[i]);
         }
+    }
+}
+
+/// The refutations (killers, counter-move) a quiet move list leaves out,
+/// since they were tried before: a test per quiet move, so the squares they
+/// go to answer most of them before the moves are compared.
+#[derive(Clone, Copy)]
+struct Refutations {
+    moves: [Option<Move>; 3],
+    targets: Bitboard,
+}
+
+impl Refutations {
+    fn of(moves: [Option<Move>; 3]) -> Refutations {
+        let targets = moves.iter().flatten().map(|m| m.to()).collect();
+        Refutations { moves, targets }
+    }
+
+    #[inline]
+    fn holds(&self, m: Move) -> bool {
+        self.targets.contains(m.to()) && self.moves.contains(&Some(m))
     }
 }
 

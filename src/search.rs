@@ -1622,10 +1622,10 @@ impl Searcher {
         if let Some(net) = self.net {
             let mover = board.pos.turn();
             let delta = crate::nnue::features::Delta::of_move(&m, mover);
-            self.stack[ply + 1].acc =
-                self.stack[ply]
-                    .acc
-                    .after_move(net, child.pos.board(), &delta, mover);
+            let (parent, next) = self.stack.parent_and_child(ply);
+            parent
+                .acc
+                .update_into(&mut next.acc, net, child.pos.board(), &delta, mover);
         }
     }
 

@@ -95,6 +95,15 @@ impl Stack {
         entry.pv_len = child.pv_len + 1;
     }
 
+    /// The entry of `ply` to read and that of `ply + 1` to write, for what
+    /// a child inherits (the net's accumulators) without a copy between.
+    #[inline]
+    pub fn parent_and_child(&mut self, ply: usize) -> (&StackEntry, &mut StackEntry) {
+        let i = BEFORE_ROOT + ply;
+        let (upto, after) = self.entries.split_at_mut(i + 1);
+        (&upto[i], &mut after[0])
+    }
+
     /// The principal variation from the root.
     pub fn root_pv(&self) -> impl Iterator<Item = Move> + '_ {
         let root = &self[0];

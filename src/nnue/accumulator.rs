@@ -23,10 +23,49 @@ fn add(acc: &mut [i16; HIDDEN], column: &[i16; HIDDEN]) {
     }
 }
 
+type Column = [i16; HIDDEN];
+
+/// `out = from + added - removed`, column by column, in one pass over the
+/// values: the common shapes of a move (a quiet move, a capture, castling)
+/// each get a loop of their own, so the compiler vectorises each without
+/// a copy of `from` first.
 #[inline]
-fn sub(acc: &mut [i16; HIDDEN], column: &[i16; HIDDEN]) {
-    for (a, w) in acc.iter_mut().zip(column.iter()) {
-        *a = a.wrapping_sub(*w);
+fn apply(out: &mut Column, from: &Column, added: &[&Column], removed: &[&Column]) {
+    match (added, removed) {
+        ([a], [r]) => {
+            for i in 0..HIDDEN {
+                out[i] = from[i].wrapping_add(a[i]).wrapping_sub(r[i]);
+            }
+        }
+        ([a], [r, s]) => {
+            for i in 0..HIDDEN {
+                out[i] = from[i]
+                    .wrapping_add(a[i])
+                    .wrapping_sub(r[i])
+                    .wrapping_sub(s[i]);
+            }
+        }
+        ([a, b], [r, s]) => {
+            for i in 0..HIDDEN {
+                out[i] = from[i]
+                    .wrapping_add(a[i])
+                    .wrapping_add(b[i])
+                    .wrapping_sub(r[i])
+                    .wrapping_sub(s[i]);
+            }
+        }
+        _ => {
+            // No legal move has another shape; kept general all the same.
+            *out = *from;
+            for a in added {
+                add(out, a);
+            }
+            for r in removed {
+                for (o, w) in out.iter_mut().zip(r.iter()) {
+                    *o = o.wrapping_sub(*w);
+                }
+            }
+        }
     }
 }
 
@@ -63,9 +102,7 @@ impl Accumulator {
     }
 
     /// The accumulator after a move: `delta` is what the move, played by
-    /// `mover`, changed, and `after` the board it led to. A side whose king
-    /// changed bucket or mirroring is rebuilt from `after`; the other is
-    /// updated column by column.
+    /// `mover`, changed, and `after` the board it led to.
     pub fn after_move(
         &self,
         net: &Network,
@@ -73,32 +110,57 @@ impl Accumulator {
         delta: &Delta,
         mover: Color,
     ) -> Accumulator {
-        let mut next = *self;
+        let mut next = Accumulator::EMPTY;
+        self.update_into(&mut next, net, after, delta, mover);
+        next
+    }
+
+    /// Writes the accumulator after a move into `next` (the search's next
+    /// stack entry, so nothing is copied twice). A side whose king changed
+    /// bucket or mirroring is rebuilt from `after`; the other is updated
+    /// from `self` by the move's columns.
+    #[inline]
+    pub fn update_into(
+        &self,
+        next: &mut Accumulator,
+        net: &Network,
+        after: &Board,
+        delta: &Delta,
+        mover: Color,
+    ) {
         for color in [Color::Black, Color::White] {
             let side = color as usize;
+            let view = self.views[side];
             if color == mover {
-                if let Some(view) = View::of_board(after, color, &BUCKET_LAYOUT) {
-                    if view != self.views[side] {
-                        next.views[side] = view;
+                if let Some(moved) = View::of_board(after, color, &BUCKET_LAYOUT) {
+                    if moved != view {
+                        next.views[side] = moved;
                         next.refresh_side(net, after, color);
                         continue;
                     }
                 }
             }
-            let view = self.views[side];
-            let values = &mut next.values[side];
-            for (piece, sq) in delta.removed {
-                if let Some(piece) = piece {
-                    sub(values, &net.feature_weights[view.index(piece, sq)]);
+            next.views[side] = view;
+            let columns = |changes: &[(Option<shakmaty::Piece>, shakmaty::Square); 2]| {
+                let mut found: [&Column; 2] = [&net.feature_bias; 2];
+                let mut count = 0;
+                for &(piece, sq) in changes {
+                    if let Some(piece) = piece {
+                        found[count] = &net.feature_weights[view.index(piece, sq)];
+                        count += 1;
+                    }
                 }
-            }
-            for (piece, sq) in delta.added {
-                if let Some(piece) = piece {
-                    add(values, &net.feature_weights[view.index(piece, sq)]);
-                }
-            }
+                (found, count)
+            };
+            let (added, added_count) = columns(&delta.added);
+            let (removed, removed_count) = columns(&delta.removed);
+            apply(
+                &mut next.values[side],
+                &self.values[side],
+                &added[..added_count],
+                &removed[..removed_count],
+            );
         }
-        next
     }
 
     /// The evaluation in centipawns from `stm`'s view.
