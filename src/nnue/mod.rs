@@ -9,11 +9,14 @@
 //! * `features`: the input indices and the board changes of a move;
 //! * `network`: the file format, loading, and the forward pass;
 //! * `accumulator`: the per-side accumulators, refreshed or updated by a
-//!   move's changes.
+//!   move's changes;
+//! * `simd`: the output layer's dot product, one version per instruction
+//!   set (AVX2, SSE2, plain Rust).
 
 pub mod accumulator;
 pub mod features;
 pub mod network;
+pub mod simd;
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::OnceLock;

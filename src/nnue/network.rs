@@ -17,14 +17,15 @@
 //!        output bias      i32
 //! ```
 
+use super::simd::screlu_dot;
 use super::{BucketLayout, BUCKETS, BUCKET_LAYOUT, HIDDEN, INPUTS, QA, QB, SCALE};
 
 pub const MAGIC: &[u8; 8] = b"KIRALYNN";
 pub const VERSION: u32 = 1;
 pub const HEADER_BYTES: usize = 76;
 /// Output weights stay within this (the trainer clips them to +-1.98 before
-/// quantising by QB = 256: at most 507), so a 64-wide chunk of the forward
-/// pass sums in i32 without overflow (255^2 * 512 * 64 < 2^31).
+/// quantising by QB = 256: at most 507), so the forward pass's 16-bit
+/// products and i32 sums cannot overflow (see `simd`).
 pub const MAX_OUTPUT_WEIGHT: u16 = 512;
 
 /// Why a network file was refused.
@@ -215,24 +216,8 @@ impl Network {
     /// side to move's accumulator and the other side's.
     #[inline]
     pub fn output(&self, us: &[i16; HIDDEN], them: &[i16; HIDDEN]) -> i32 {
-        // SCReLU: clamp(x, 0, QA)^2 times a weight fits i32, and so does a
-        // sum of 64 of them (255^2 * 512 * 64 < 2^31, weights checked at
-        // load); the chunks add up in i64 so any width is safe, and the
-        // total is scaled back by QA once.
-        let mut sum: i64 = 0;
-        for (acc, weights) in [
-            (us, &self.output_weights[0]),
-            (them, &self.output_weights[1]),
-        ] {
-            for (acc, weights) in acc.chunks(64).zip(weights.chunks(64)) {
-                let mut part: i32 = 0;
-                for (&a, &w) in acc.iter().zip(weights.iter()) {
-                    let x = i32::from(a).clamp(0, QA);
-                    part += x * x * i32::from(w);
-                }
-                sum += i64::from(part);
-            }
-        }
+        let sum =
+            screlu_dot(us, &self.output_weights[0]) + screlu_dot(them, &self.output_weights[1]);
         let raw = sum / i64::from(QA) + i64::from(self.output_bias);
         (raw * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
