@@ -142,6 +142,8 @@ impl Accumulator {
             }
             next.views[side] = view;
             let columns = |changes: &[(Option<shakmaty::Piece>, shakmaty::Square); 2]| {
+                // The first `count` are the move's columns; the rest only
+                // fill the array and are never read.
                 let mut found: [&Column; 2] = [&net.feature_bias; 2];
                 let mut count = 0;
                 for &(piece, sq) in changes {

@@ -14,7 +14,10 @@
 
 use super::{HIDDEN, QA};
 
-const _: () = assert!(HIDDEN.is_multiple_of(16), "the vector loops take 16 values at once");
+const _: () = assert!(
+    HIDDEN.is_multiple_of(16),
+    "the vector loops take 16 values at once"
+);
 
 /// The exact sum of `clamp(a, 0, QA)^2 * w` over the accumulator.
 #[inline]
