@@ -180,3 +180,59 @@ fn a_limited_strength_searches_with_the_hand_crafted_evaluation() {
         "{eval:#?}"
     );
 }
+
+/// The `NNUE evaluation` lines of `eval`, in order.
+fn nnue_evaluations(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("NNUE evaluation"))
+        .map(|rest| rest.trim().to_string())
+        .collect()
+}
+
+/// A net with king buckets loads with `EvalFile` in the same build, and its
+/// buckets are indexed by the king's square: the built-in net spread to
+/// four buckets (each a copy of it) evaluates exactly as the built-in one;
+/// changing the weights of one bucket alone (kings beyond their second
+/// rank) changes the evaluation only where a king stands there.
+#[test]
+fn eval_file_takes_any_king_bucket_layout() {
+    use kiraly::nnue::{layout_by_name, Network, INPUTS};
+    let built_in = Network::from_bytes(&std::fs::read(net_path()).unwrap()).unwrap();
+    let mut spread = built_in.clone();
+    spread.layout = layout_by_name("4").unwrap();
+    spread.feature_weights = (0..4)
+        .flat_map(|_| built_in.feature_weights.iter().copied())
+        .collect();
+    let mut changed = spread.clone();
+    for column in &mut changed.feature_weights[3 * INPUTS..] {
+        column.iter_mut().for_each(|w| *w = w.wrapping_add(20));
+    }
+    let dir = std::env::temp_dir().join(format!("kiraly-buckets-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (spread_path, changed_path) = (dir.join("spread.nnue"), dir.join("changed.nnue"));
+    std::fs::write(&spread_path, spread.to_bytes()).unwrap();
+    std::fs::write(&changed_path, changed.to_bytes()).unwrap();
+
+    // Kings on their first ranks, then White's king on e4 (bucket 3).
+    let positions = "position startpos\neval\n\
+                     position fen 4k3/pppp1ppp/8/8/4K3/8/PPPP1PPP/8 w - - 0 1\neval\n";
+    let run = |file: &str| {
+        let lines = engine(&format!(
+            "setoption name EvalFile value {file}\n{positions}quit\n"
+        ));
+        assert!(
+            !lines.iter().any(|l| l.starts_with("info string")),
+            "{lines:#?}"
+        );
+        let evaluations = nnue_evaluations(&lines);
+        assert_eq!(evaluations.len(), 2, "{lines:#?}");
+        evaluations
+    };
+    let reference = run("<embedded>");
+    assert_eq!(run(&spread_path.display().to_string()), reference);
+    let moved = run(&changed_path.display().to_string());
+    assert_eq!(moved[0], reference[0], "no king in the changed bucket");
+    assert_ne!(moved[1], reference[1], "White's king in the changed bucket");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -5,7 +5,7 @@
 use shakmaty::{Board, Chess, Color, Position};
 
 use super::features::{Delta, View};
-use super::{Network, BUCKET_LAYOUT, HIDDEN};
+use super::{Network, HIDDEN};
 
 /// Both sides' accumulators (indexed by `Color as usize`: Black 0, White 1,
 /// as shakmaty orders colours) and how each side viewed the board.
@@ -79,7 +79,7 @@ impl Accumulator {
     /// Both sides computed from the board. `None` when a king is missing
     /// (never in a legal position).
     pub fn refresh(net: &Network, board: &Board) -> Option<Accumulator> {
-        let view = |c| View::of_board(board, c, &BUCKET_LAYOUT);
+        let view = |c| View::of_board(board, c, &net.layout);
         let views = [view(Color::Black)?, view(Color::White)?];
         let mut acc = Accumulator {
             values: [[0; HIDDEN]; 2],
@@ -132,7 +132,7 @@ impl Accumulator {
             let side = color as usize;
             let view = self.views[side];
             if color == mover {
-                if let Some(moved) = View::of_board(after, color, &BUCKET_LAYOUT) {
+                if let Some(moved) = View::of_board(after, color, &net.layout) {
                     if moved != view {
                         next.views[side] = moved;
                         next.refresh_side(net, after, color);
@@ -181,12 +181,17 @@ pub fn evaluate(net: &Network, pos: &Chess) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nnue::{BUCKETS, INPUTS};
+    use crate::nnue::{layout_by_name, BucketLayout, INPUTS, ONE_BUCKET};
     use shakmaty::fen::Fen;
     use shakmaty::{CastlingMode, EnPassantMode};
 
     /// A network with weights from a fixed pseudo-random sequence.
     pub(crate) fn random_net(seed: u64) -> Network {
+        random_net_with(seed, ONE_BUCKET)
+    }
+
+    fn random_net_with(seed: u64, layout: BucketLayout) -> Network {
+        let buckets = crate::nnue::features::bucket_count(&layout).unwrap();
         let mut state = seed;
         let mut next = |range: i64| {
             state = state
@@ -194,7 +199,7 @@ mod tests {
                 .wrapping_add(1_442_695_040_888_963_407);
             ((state >> 33) as i64 % (2 * range + 1) - range) as i16
         };
-        let mut feature_weights = vec![[0i16; HIDDEN]; BUCKETS * INPUTS];
+        let mut feature_weights = vec![[0i16; HIDDEN]; buckets * INPUTS];
         for column in feature_weights.iter_mut() {
             column.iter_mut().for_each(|w| *w = next(40));
         }
@@ -205,6 +210,7 @@ mod tests {
             half.iter_mut().for_each(|w| *w = next(120));
         }
         Network {
+            layout,
             feature_weights,
             feature_bias,
             output_weights,
@@ -218,10 +224,21 @@ mod tests {
     }
 
     /// Plays pseudo-random games (captures preferred, so material changes)
-    /// and checks the updated accumulator against a rebuilt one at every ply.
+    /// and checks the updated accumulator against a rebuilt one at every
+    /// ply, with one king bucket and with four (where a king's step to
+    /// another bucket rebuilds its side).
     #[test]
     fn incremental_updates_equal_a_refresh() {
-        let net = random_net(7);
+        assert_eq!(bucket_changes_checked(&random_net(7)), 0);
+        let four = random_net_with(7, layout_by_name("4").unwrap());
+        let changes = bucket_changes_checked(&four);
+        assert!(changes > 100, "{changes}");
+    }
+
+    /// The check itself; returns how many moves took a king to another
+    /// bucket.
+    fn bucket_changes_checked(net: &Network) -> usize {
+        let mut bucket_changes = 0;
         let starts = [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -235,7 +252,7 @@ mod tests {
         for fen in starts {
             for _game in 0..12 {
                 let mut pos = position(fen);
-                let mut acc = Accumulator::refresh(&net, pos.board()).unwrap();
+                let mut acc = Accumulator::refresh(net, pos.board()).unwrap();
                 for _ in 0..120 {
                     let moves = pos.legal_moves();
                     if moves.is_empty() {
@@ -251,8 +268,12 @@ mod tests {
                     let mover = pos.turn();
                     let delta = Delta::of_move(&m, mover);
                     pos.play_unchecked(m);
-                    acc = acc.after_move(&net, pos.board(), &delta, mover);
-                    let fresh = Accumulator::refresh(&net, pos.board()).unwrap();
+                    let before = acc.views;
+                    acc = acc.after_move(net, pos.board(), &delta, mover);
+                    if acc.views[mover as usize].bucket != before[mover as usize].bucket {
+                        bucket_changes += 1;
+                    }
+                    let fresh = Accumulator::refresh(net, pos.board()).unwrap();
                     assert_eq!(
                         acc,
                         fresh,
@@ -265,25 +286,29 @@ mod tests {
             }
         }
         assert!(plies > 4000, "{plies}");
+        bucket_changes
     }
 
     /// The evaluation does not depend on which colour plays: a position and
     /// its colour-flipped twin score the same for the side to move.
     #[test]
     fn colour_flip_symmetry() {
-        let net = random_net(3);
-        for fen in [
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "6k1/5ppp/8/8/8/8/1Q3PPP/6K1 b - - 0 1",
-        ] {
+        let four = random_net_with(3, layout_by_name("4").unwrap());
+        for (net, fen) in [random_net(3), four].iter().flat_map(|net| {
+            [
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+                "6k1/5ppp/8/8/8/8/1Q3PPP/6K1 b - - 0 1",
+            ]
+            .map(|fen| (net, fen))
+        }) {
             let pos = position(fen);
             let mut setup = pos.to_setup(EnPassantMode::Legal);
             setup.mirror();
             let flipped: Chess = shakmaty::FromSetup::from_setup(setup, CastlingMode::Standard)
                 .unwrap_or_else(|e: shakmaty::PositionError<Chess>| panic!("{fen}: {e}"));
-            assert_eq!(evaluate(&net, &pos), evaluate(&net, &flipped), "{fen}");
+            assert_eq!(evaluate(net, &pos), evaluate(net, &flipped), "{fen}");
         }
     }
 }

@@ -12,7 +12,61 @@ pub const INPUTS: usize = 768;
 
 /// King buckets by the perspective's own king square, oriented (a1..h8 from
 /// that side, files e-h after mirroring): index `rank * 4 + (file - 4)`.
+/// A net's file carries its layout, so one build reads nets of any layout.
 pub type BucketLayout = [u8; 32];
+
+/// No king buckets: inputs depend on the king only through the mirroring.
+pub const ONE_BUCKET: BucketLayout = [0; 32];
+
+/// The layouts the trainer offers by name (`--buckets`):
+/// * `1`: none;
+/// * `2`: the king on its first rank, or anywhere else;
+/// * `4`: on its first rank castled (files g-h, or b-a mirrored), on its
+///   first rank in the centre (files e-f, or d-c), on the second rank, or
+///   further up: the king safety cases the hand-crafted evaluation
+///   separates too (sheltered, uncastled, stepped up, exposed or endgame);
+///
+/// or 32 comma-separated bucket numbers in the order of `BucketLayout`.
+pub fn layout_by_name(name: &str) -> Result<BucketLayout, String> {
+    let by_square = |bucket: fn(usize, usize) -> u8| {
+        let mut layout = ONE_BUCKET;
+        for (i, b) in layout.iter_mut().enumerate() {
+            *b = bucket(i / 4, 4 + i % 4);
+        }
+        layout
+    };
+    let layout = match name.trim() {
+        "1" => ONE_BUCKET,
+        "2" => by_square(|rank, _| u8::from(rank > 0)),
+        "4" => by_square(|rank, file| match (rank, file) {
+            (0, 6..) => 0,
+            (0, _) => 1,
+            (1, _) => 2,
+            _ => 3,
+        }),
+        list => {
+            let numbers: Vec<u8> = list
+                .split(',')
+                .map(|n| n.trim().parse::<u8>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!("bucket layout {list:?}: not 1, 2, 4 or 32 numbers"))?;
+            numbers
+                .try_into()
+                .map_err(|_| format!("bucket layout {list:?}: 32 numbers are needed"))?
+        }
+    };
+    bucket_count(&layout).map(|_| layout)
+}
+
+/// The number of buckets a layout uses (its largest bucket plus one), if
+/// it is well formed: buckets 0 to that largest one all used.
+pub fn bucket_count(layout: &BucketLayout) -> Result<usize, String> {
+    let count = usize::from(layout.iter().copied().max().unwrap_or(0)) + 1;
+    match (0..count as u8).find(|b| !layout.contains(b)) {
+        Some(unused) => Err(format!("bucket layout: bucket {unused} is never used")),
+        None => Ok(count),
+    }
+}
 
 /// How a perspective sees the board: its colour, whether files are mirrored
 /// (its king is on files a-d), and its king bucket.
@@ -143,8 +197,6 @@ impl Delta {
 mod tests {
     use super::*;
 
-    const ONE_BUCKET: BucketLayout = [0; 32];
-
     #[test]
     fn indices_are_in_range_and_distinct() {
         let mut layout = [0u8; 32];
@@ -189,5 +241,31 @@ mod tests {
         let q = View::new(Color::White, Square::B1, &ONE_BUCKET);
         assert!(q.mirrored && !w.mirrored);
         assert_eq!(q.index(wp, Square::D2), w.index(wp, Square::E2));
+    }
+
+    #[test]
+    fn named_layouts() {
+        assert_eq!(layout_by_name("1"), Ok(ONE_BUCKET));
+        let two = layout_by_name("2").unwrap();
+        assert_eq!(bucket_count(&two), Ok(2));
+        let four = layout_by_name("4").unwrap();
+        assert_eq!(bucket_count(&four), Ok(4));
+        // White's king on g1 and b1 (mirrored): castled; e1: centre; f2:
+        // second rank; Black's king on g8 is White's g1.
+        let bucket = |color, king| View::new(color, king, &four).bucket;
+        assert_eq!(bucket(Color::White, Square::G1), 0);
+        assert_eq!(bucket(Color::White, Square::B1), 0);
+        assert_eq!(bucket(Color::White, Square::E1), 1);
+        assert_eq!(bucket(Color::White, Square::F2), 2);
+        assert_eq!(bucket(Color::White, Square::D5), 3);
+        assert_eq!(bucket(Color::Black, Square::G8), 0);
+        assert_eq!(bucket(Color::Black, Square::E7), 2);
+        let listed = four.map(|b| b.to_string()).join(",");
+        assert_eq!(layout_by_name(&listed), Ok(four));
+        assert!(layout_by_name("3").is_err());
+        assert!(layout_by_name("0,1").is_err());
+        let mut gap = ONE_BUCKET;
+        gap[5] = 2;
+        assert!(bucket_count(&gap).is_err());
     }
 }

@@ -1,7 +1,8 @@
 //! The learned evaluation: a small efficiently updatable network (NNUE).
 //!
 //! Architecture `(768 x B -> H) x 2 -> 1`: each side's 768 king-relative
-//! inputs (see `features`) feed an accumulator of `HIDDEN` values; the output
+//! inputs in each of B king buckets (see `features`; the net's file gives
+//! its bucket layout) feed an accumulator of `HIDDEN` values; the output
 //! reads the side to move's accumulator and the other's through SCReLU
 //! (clipped ReLU, squared). Weights are i16, quantised by `QA` (accumulator)
 //! and `QB` (output); the output times `SCALE` is centipawns.
@@ -22,17 +23,11 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 pub use accumulator::Accumulator;
-pub use features::{BucketLayout, View, INPUTS};
+pub use features::{layout_by_name, BucketLayout, View, INPUTS, ONE_BUCKET};
 pub use network::{Network, NetworkError};
 
 /// Accumulator width.
 pub const HIDDEN: usize = 256;
-/// King buckets of this build's architecture (one: inputs depend on the
-/// king only through the file mirroring). A net with another layout is
-/// refused when loaded.
-pub const BUCKET_LAYOUT: BucketLayout = [0; 32];
-/// Number of king buckets in `BUCKET_LAYOUT`.
-pub const BUCKETS: usize = 1;
 /// Quantisation of the accumulator (inputs to SCReLU clip at `QA`).
 pub const QA: i32 = 255;
 /// Quantisation of the output weights.

@@ -17,8 +17,9 @@
 //!        output bias      i32
 //! ```
 
+use super::features::bucket_count;
 use super::simd::screlu_dot;
-use super::{BucketLayout, BUCKETS, BUCKET_LAYOUT, HIDDEN, INPUTS, QA, QB, SCALE};
+use super::{BucketLayout, HIDDEN, INPUTS, QA, QB, SCALE};
 
 pub const MAGIC: &[u8; 8] = b"KIRALYNN";
 pub const VERSION: u32 = 1;
@@ -55,9 +56,12 @@ impl std::fmt::Display for NetworkError {
     }
 }
 
-/// The quantised network of this build's architecture.
+/// The quantised network: this build's width and scales, any king bucket
+/// layout.
 #[derive(Clone)]
 pub struct Network {
+    /// King bucket of each own-king square (see `BucketLayout`).
+    pub layout: BucketLayout,
     /// `[bucket * 768 + input][HIDDEN]`, so an input's column is contiguous.
     pub feature_weights: Vec<[i16; HIDDEN]>,
     pub feature_bias: [i16; HIDDEN],
@@ -78,9 +82,9 @@ fn read_u32(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-/// The file size of a net of this build's architecture.
-pub const fn file_bytes() -> usize {
-    HEADER_BYTES + 2 * (BUCKETS * INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4
+/// The file size of a net of this build's width with `buckets` king buckets.
+pub const fn file_bytes(buckets: usize) -> usize {
+    HEADER_BYTES + 2 * (buckets * INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4
 }
 
 impl std::fmt::Debug for Network {
@@ -88,13 +92,19 @@ impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Network({INPUTS}x{BUCKETS} -> {HIDDEN}, hash {:016x})",
+            "Network({INPUTS}x{} -> {HIDDEN}, hash {:016x})",
+            self.buckets(),
             self.hash
         )
     }
 }
 
 impl Network {
+    /// The number of king buckets.
+    pub fn buckets(&self) -> usize {
+        self.feature_weights.len() / INPUTS
+    }
+
     /// Reads a network file, checking magic, version, architecture, length
     /// and hash.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
@@ -103,7 +113,7 @@ impl Network {
                 return Err(NetworkError::NotANetwork);
             }
             return Err(NetworkError::Truncated {
-                expected: file_bytes(),
+                expected: file_bytes(1),
                 found: bytes.len(),
             });
         }
@@ -125,17 +135,24 @@ impl Network {
             read_u32(bytes, 60) as i32,
             read_u32(bytes, 64) as i32,
         );
-        if (inputs, hidden, buckets, layout, qa, qb, scale)
-            != (INPUTS, HIDDEN, BUCKETS, BUCKET_LAYOUT, QA, QB, SCALE)
-        {
+        if (inputs, hidden, qa, qb, scale) != (INPUTS, HIDDEN, QA, QB, SCALE) {
             return Err(NetworkError::Architecture(format!(
                 "{inputs}x{buckets} -> {hidden}, QA {qa}, QB {qb}, scale {scale}; this build \
-                 reads {INPUTS}x{BUCKETS} -> {HIDDEN}, QA {QA}, QB {QB}, scale {SCALE}"
+                 reads {INPUTS}xB -> {HIDDEN}, QA {QA}, QB {QB}, scale {SCALE}"
             )));
         }
-        if bytes.len() != file_bytes() {
+        match bucket_count(&layout) {
+            Ok(count) if count == buckets => {}
+            Ok(count) => {
+                return Err(NetworkError::Architecture(format!(
+                    "{buckets} king buckets, but the layout uses {count}"
+                )))
+            }
+            Err(why) => return Err(NetworkError::Architecture(why)),
+        }
+        if bytes.len() != file_bytes(buckets) {
             return Err(NetworkError::Truncated {
-                expected: file_bytes(),
+                expected: file_bytes(buckets),
                 found: bytes.len(),
             });
         }
@@ -148,7 +165,7 @@ impl Network {
             .chunks_exact(2)
             .map(|c| i16::from_le_bytes([c[0], c[1]]));
         let mut next = || values.next().unwrap_or(0);
-        let mut feature_weights = vec![[0i16; HIDDEN]; BUCKETS * INPUTS];
+        let mut feature_weights = vec![[0i16; HIDDEN]; buckets * INPUTS];
         for column in feature_weights.iter_mut() {
             for w in column.iter_mut() {
                 *w = next();
@@ -174,6 +191,7 @@ impl Network {
         let tail = &params[params.len() - 4..];
         let output_bias = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
         Ok(Network {
+            layout,
             feature_weights,
             feature_bias,
             output_weights,
@@ -184,7 +202,8 @@ impl Network {
 
     /// The file bytes of this network (the hash is recomputed).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut params = Vec::with_capacity(file_bytes() - HEADER_BYTES);
+        let size = file_bytes(self.buckets());
+        let mut params = Vec::with_capacity(size - HEADER_BYTES);
         for column in &self.feature_weights {
             column
                 .iter()
@@ -198,12 +217,12 @@ impl Network {
                 .for_each(|w| params.extend_from_slice(&w.to_le_bytes()));
         }
         params.extend_from_slice(&self.output_bias.to_le_bytes());
-        let mut out = Vec::with_capacity(file_bytes());
+        let mut out = Vec::with_capacity(size);
         out.extend_from_slice(MAGIC);
-        for v in [VERSION, INPUTS as u32, HIDDEN as u32, BUCKETS as u32] {
+        for v in [VERSION, INPUTS as u32, HIDDEN as u32, self.buckets() as u32] {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        out.extend_from_slice(&BUCKET_LAYOUT);
+        out.extend_from_slice(&self.layout);
         for v in [QA, QB, SCALE] {
             out.extend_from_slice(&(v as u32).to_le_bytes());
         }
@@ -228,13 +247,19 @@ mod tests {
     use super::*;
 
     fn sample() -> Network {
-        let mut feature_weights = vec![[0i16; HIDDEN]; BUCKETS * INPUTS];
+        sample_with(crate::nnue::ONE_BUCKET)
+    }
+
+    fn sample_with(layout: BucketLayout) -> Network {
+        let buckets = bucket_count(&layout).unwrap();
+        let mut feature_weights = vec![[0i16; HIDDEN]; buckets * INPUTS];
         for (i, column) in feature_weights.iter_mut().enumerate() {
             for (j, w) in column.iter_mut().enumerate() {
                 *w = ((i * 31 + j * 7) % 61) as i16 - 30;
             }
         }
         Network {
+            layout,
             feature_weights,
             feature_bias: [5; HIDDEN],
             output_weights: [[3; HIDDEN], [-2; HIDDEN]],
@@ -247,7 +272,7 @@ mod tests {
     fn file_round_trip_and_refusals() {
         let net = sample();
         let bytes = net.to_bytes();
-        assert_eq!(bytes.len(), file_bytes());
+        assert_eq!(bytes.len(), file_bytes(1));
         let back = Network::from_bytes(&bytes).unwrap();
         assert_eq!(back.feature_weights, net.feature_weights);
         assert_eq!(back.output_bias, 1234);
@@ -285,6 +310,32 @@ mod tests {
             Network::from_bytes(&version).err(),
             Some(NetworkError::Version(9))
         );
+    }
+
+    #[test]
+    fn any_bucket_layout_loads() {
+        let layout = crate::nnue::layout_by_name("4").unwrap();
+        let net = sample_with(layout);
+        let bytes = net.to_bytes();
+        assert_eq!(bytes.len(), file_bytes(4));
+        let back = Network::from_bytes(&bytes).unwrap();
+        assert_eq!((back.layout, back.buckets()), (layout, 4));
+        assert_eq!(back.feature_weights, net.feature_weights);
+        // The header's bucket count must be the layout's.
+        let mut miscounted = bytes.clone();
+        miscounted[20] = 3;
+        assert!(matches!(
+            Network::from_bytes(&miscounted),
+            Err(NetworkError::Architecture(_))
+        ));
+        // A layout that skips a bucket is refused.
+        let mut gap = bytes;
+        gap[24..56].copy_from_slice(&[0; 32]);
+        gap[24] = 3;
+        assert!(matches!(
+            Network::from_bytes(&gap),
+            Err(NetworkError::Architecture(_))
+        ));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use datagen::format::{for_each_sample, Filter};
-use kiraly::nnue::{View, BUCKET_LAYOUT};
+use kiraly::nnue::{BucketLayout, View};
 use shakmaty::{Bitboard, Board, Color, Piece, Position, Role, Square};
 
 /// `Packed::result` of a position that comes from no game.
@@ -87,9 +87,15 @@ impl Packed {
         board
     }
 
-    /// The input indices of the side to move and of the other side; `n` of
-    /// each are filled. `None` without both kings.
-    pub fn features(&self, us: &mut [u16; 32], them: &mut [u16; 32]) -> Option<usize> {
+    /// The input indices of the side to move and of the other side under a
+    /// king bucket layout; `n` of each are filled. `None` without both
+    /// kings.
+    pub fn features(
+        &self,
+        layout: &BucketLayout,
+        us: &mut [u16; 32],
+        them: &mut [u16; 32],
+    ) -> Option<usize> {
         let mut kings = [None, None];
         for (sq, piece) in self.pieces() {
             if piece.role == Role::King {
@@ -97,8 +103,8 @@ impl Packed {
             }
         }
         let stm = self.turn();
-        let our_view = View::new(stm, kings[stm as usize]?, &BUCKET_LAYOUT);
-        let their_view = View::new(!stm, kings[(!stm) as usize]?, &BUCKET_LAYOUT);
+        let our_view = View::new(stm, kings[stm as usize]?, layout);
+        let their_view = View::new(!stm, kings[(!stm) as usize]?, layout);
         let mut n = 0;
         for (sq, piece) in self.pieces() {
             us[n] = our_view.index(piece, sq) as u16;
@@ -200,12 +206,14 @@ mod tests {
             (Color::Black, -42, 2)
         );
         let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
-        let n = packed.features(&mut us, &mut them).unwrap();
+        let n = packed
+            .features(&kiraly::nnue::ONE_BUCKET, &mut us, &mut them)
+            .unwrap();
         assert_eq!(n, pos.board().occupied().count());
         // Black to move: its own pawn on a7 is, from its view, a "friendly
         // pawn" on the second rank (a2 -> mirrored: king on e8 is file e, no
         // mirroring).
-        let view = View::new(Color::Black, Square::E8, &BUCKET_LAYOUT);
+        let view = View::new(Color::Black, Square::E8, &kiraly::nnue::ONE_BUCKET);
         let pawn = Piece {
             color: Color::Black,
             role: Role::Pawn,

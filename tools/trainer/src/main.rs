@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use datagen::format::Filter;
-use kiraly::nnue::{BUCKETS, HIDDEN};
+use kiraly::nnue::HIDDEN;
 use trainer::data;
-use trainer::model::Params;
+use trainer::model::{Params, Shape};
 use trainer::rescore;
 use trainer::train::{train, TrainConfig};
 
@@ -19,6 +19,12 @@ struct Cli {
     /// datagen files (binary game records)
     #[arg(long = "data", required = true)]
     data: Vec<PathBuf>,
+    /// king buckets of the net: 1 (none), 2 (the king on its first rank or
+    /// not), 4 (first rank castled, first rank central, second rank,
+    /// further up) or 32 comma-separated bucket numbers (own king square
+    /// a1..h8 from its side, files e-h after mirroring, rank by rank)
+    #[arg(long, default_value = "1")]
+    buckets: String,
     /// where checkpoints and the final net go
     #[arg(long, default_value = "nets/run")]
     out: PathBuf,
@@ -47,7 +53,8 @@ struct Cli {
     /// threads [default: all cores]
     #[arg(long)]
     threads: Option<usize>,
-    /// start from a checkpoint (`epoch-N.f32`) instead of random weights
+    /// start from a checkpoint (`epoch-N.f32`) instead of random weights;
+    /// a one-bucket checkpoint starts every bucket of --buckets
     #[arg(long)]
     init: Option<PathBuf>,
     /// progress line every N batches (0: per epoch)
@@ -96,6 +103,7 @@ fn run(cli: Cli) -> Result<(), String> {
         max_score: cli.max_score,
         ..Filter::default()
     };
+    let shape = Shape::new(kiraly::nnue::layout_by_name(&cli.buckets)?)?;
     if cli.augment_net.is_some() && cli.augment_nodes == 0 {
         return Err("--augment-net needs --augment-nodes".into());
     }
@@ -133,10 +141,11 @@ fn run(cli: Cli) -> Result<(), String> {
         positions.extend(extra);
     }
     eprintln!(
-        "trainer: {} training and {} validation positions read in {:.1} s; net (768x{BUCKETS} -> {HIDDEN})x2 -> 1",
+        "trainer: {} training and {} validation positions read in {:.1} s; net (768x{} -> {HIDDEN})x2 -> 1",
         positions.len(),
         validation.len(),
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64(),
+        shape.buckets
     );
     eprintln!(
         "trainer: the search scores themselves score {:.6} on the validation set",
@@ -145,8 +154,10 @@ fn run(cli: Cli) -> Result<(), String> {
     let mut params = match &cli.init {
         Some(path) => Params::from_bytes(
             &std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
-        )?,
-        None => Params::random(cli.seed),
+            shape,
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?,
+        None => Params::random(shape, cli.seed),
     };
     eprintln!(
         "trainer: the hand-crafted evaluation scores {:.6} on the validation set",

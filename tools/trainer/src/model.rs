@@ -1,22 +1,57 @@
 //! The float model being trained, its gradient, AdamW, and the export to
 //! the engine's quantised format.
 
-use kiraly::nnue::{Network, BUCKETS, HIDDEN, INPUTS, QA, QB, SCALE};
+use kiraly::nnue::features::bucket_count;
+use kiraly::nnue::{BucketLayout, Network, HIDDEN, INPUTS, ONE_BUCKET, QA, QB, SCALE};
 use rayon::prelude::*;
 
 use crate::data::Packed;
 
-/// Every parameter of the model, flat: feature weights
-/// `[input][HIDDEN]`, feature biases, output weights (side to move's half
-/// first), output bias.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Params(pub Vec<f32>);
+/// Where each kind of parameter starts in `Params::values`, for a king
+/// bucket layout: feature weights `[bucket * 768 + input][HIDDEN]` from 0,
+/// then the feature biases, the output weights (side to move's half first)
+/// and the output bias.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub layout: BucketLayout,
+    pub buckets: usize,
+    pub feature_bias: usize,
+    pub output_weights: usize,
+    pub output_bias: usize,
+    /// The number of parameters.
+    pub len: usize,
+}
 
-pub const FEATURE_WEIGHTS: usize = BUCKETS * INPUTS * HIDDEN;
-pub const FEATURE_BIAS: usize = FEATURE_WEIGHTS;
-pub const OUTPUT_WEIGHTS: usize = FEATURE_BIAS + HIDDEN;
-pub const OUTPUT_BIAS: usize = OUTPUT_WEIGHTS + 2 * HIDDEN;
-pub const PARAMS: usize = OUTPUT_BIAS + 1;
+impl Shape {
+    pub fn new(layout: BucketLayout) -> Result<Shape, String> {
+        let buckets = bucket_count(&layout)?;
+        let feature_bias = buckets * INPUTS * HIDDEN;
+        let output_weights = feature_bias + HIDDEN;
+        let output_bias = output_weights + 2 * HIDDEN;
+        Ok(Shape {
+            layout,
+            buckets,
+            feature_bias,
+            output_weights,
+            output_bias,
+            len: output_bias + 1,
+        })
+    }
+}
+
+impl Default for Shape {
+    /// One king bucket.
+    fn default() -> Shape {
+        Shape::new(ONE_BUCKET).unwrap_or_else(|_| unreachable!("one bucket is a layout"))
+    }
+}
+
+/// Every parameter of the model, flat, in `shape`'s order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    pub shape: Shape,
+    pub values: Vec<f32>,
+}
 
 /// Weights are kept within this, so they quantise into i16 (and output
 /// weights into the engine's +-127).
@@ -28,7 +63,7 @@ fn sigmoid(x: f32) -> f32 {
 
 impl Params {
     /// Small random weights from a fixed seed (uniform, scaled by fan-in).
-    pub fn random(seed: u64) -> Params {
+    pub fn random(shape: Shape, seed: u64) -> Params {
         let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
         let mut uniform = || {
             state = state
@@ -36,23 +71,36 @@ impl Params {
                 .wrapping_add(1_442_695_040_888_963_407);
             ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
         };
-        let mut p = vec![0.0f32; PARAMS];
+        let mut p = vec![0.0f32; shape.len];
         let ft = 1.0 / (32.0f32).sqrt();
-        for w in &mut p[..FEATURE_WEIGHTS] {
+        for w in &mut p[..shape.feature_bias] {
             *w = uniform() * ft;
         }
         let out = 1.0 / ((2 * HIDDEN) as f32).sqrt();
-        for w in &mut p[OUTPUT_WEIGHTS..OUTPUT_BIAS] {
+        for w in &mut p[shape.output_weights..shape.output_bias] {
             *w = uniform() * out;
         }
-        Params(p)
+        Params { shape, values: p }
+    }
+
+    /// The input indices of a position in this model's buckets: see
+    /// `Packed::features`.
+    #[inline]
+    pub fn features(
+        &self,
+        pos: &Packed,
+        us: &mut [u16; 32],
+        them: &mut [u16; 32],
+    ) -> Option<usize> {
+        pos.features(&self.shape.layout, us, them)
     }
 
     /// The accumulator of a feature list (before the activation).
     fn accumulate(&self, features: &[u16], acc: &mut [f32; HIDDEN]) {
-        acc.copy_from_slice(&self.0[FEATURE_BIAS..FEATURE_BIAS + HIDDEN]);
+        let bias = self.shape.feature_bias;
+        acc.copy_from_slice(&self.values[bias..bias + HIDDEN]);
         for &f in features {
-            let column = &self.0[f as usize * HIDDEN..(f as usize + 1) * HIDDEN];
+            let column = &self.values[f as usize * HIDDEN..(f as usize + 1) * HIDDEN];
             for (a, w) in acc.iter_mut().zip(column) {
                 *a += w;
             }
@@ -62,7 +110,7 @@ impl Params {
     /// The raw output (centipawns / SCALE) of a position, side to move's view.
     pub fn output(&self, pos: &Packed) -> f32 {
         let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
-        let Some(n) = pos.features(&mut us, &mut them) else {
+        let Some(n) = self.features(pos, &mut us, &mut them) else {
             return 0.0;
         };
         let (mut a_us, mut a_them) = ([0.0f32; HIDDEN], [0.0f32; HIDDEN]);
@@ -75,8 +123,8 @@ impl Params {
     /// weights, plus the bias.
     #[inline]
     fn screlu_output(&self, a_us: &[f32; HIDDEN], a_them: &[f32; HIDDEN]) -> f32 {
-        let w = &self.0[OUTPUT_WEIGHTS..OUTPUT_BIAS];
-        let mut out = self.0[OUTPUT_BIAS];
+        let w = &self.values[self.shape.output_weights..self.shape.output_bias];
+        let mut out = self.values[self.shape.output_bias];
         for j in 0..HIDDEN {
             let x = a_us[j].clamp(0.0, 1.0);
             let y = a_them[j].clamp(0.0, 1.0);
@@ -92,10 +140,11 @@ impl Params {
 
     /// Keeps the weights quantisable.
     pub fn clip(&mut self) {
-        for w in &mut self.0[..FEATURE_BIAS] {
+        let shape = self.shape;
+        for w in &mut self.values[..shape.feature_bias] {
             *w = w.clamp(-CLIP, CLIP);
         }
-        for w in &mut self.0[OUTPUT_WEIGHTS..OUTPUT_BIAS] {
+        for w in &mut self.values[shape.output_weights..shape.output_bias] {
             *w = w.clamp(-CLIP, CLIP);
         }
     }
@@ -104,24 +153,26 @@ impl Params {
     /// the output bias times QA * QB.
     pub fn quantise(&self) -> Network {
         let q = |w: f32, scale: i32| (w * scale as f32).round().clamp(-32767.0, 32767.0) as i16;
-        let mut feature_weights = vec![[0i16; HIDDEN]; BUCKETS * INPUTS];
+        let shape = self.shape;
+        let mut feature_weights = vec![[0i16; HIDDEN]; shape.buckets * INPUTS];
         for (i, column) in feature_weights.iter_mut().enumerate() {
             for (j, w) in column.iter_mut().enumerate() {
-                *w = q(self.0[i * HIDDEN + j], QA);
+                *w = q(self.values[i * HIDDEN + j], QA);
             }
         }
         let mut feature_bias = [0i16; HIDDEN];
         for (j, b) in feature_bias.iter_mut().enumerate() {
-            *b = q(self.0[FEATURE_BIAS + j], QA);
+            *b = q(self.values[shape.feature_bias + j], QA);
         }
         let mut output_weights = [[0i16; HIDDEN]; 2];
         for (half, weights) in output_weights.iter_mut().enumerate() {
             for (j, w) in weights.iter_mut().enumerate() {
-                *w = q(self.0[OUTPUT_WEIGHTS + half * HIDDEN + j], QB);
+                *w = q(self.values[shape.output_weights + half * HIDDEN + j], QB);
             }
         }
-        let output_bias = (self.0[OUTPUT_BIAS] * (QA * QB) as f32).round() as i32;
+        let output_bias = (self.values[shape.output_bias] * (QA * QB) as f32).round() as i32;
         let mut net = Network {
+            layout: shape.layout,
             feature_weights,
             feature_bias,
             output_weights,
@@ -133,25 +184,43 @@ impl Params {
         net
     }
 
-    /// The raw f32 values, for checkpoints.
+    /// The raw f32 values, for checkpoints (the layout is not stored: the
+    /// trainer's `--buckets` gives it).
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.0.iter().flat_map(|v| v.to_le_bytes()).collect()
+        self.values.iter().flat_map(|v| v.to_le_bytes()).collect()
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<Params, String> {
-        if bytes.len() != PARAMS * 4 {
+    /// A checkpoint of `shape`, or of one bucket spread to every bucket of
+    /// `shape`: each bucket starts as that net, so training begins from
+    /// what it knew and lets the buckets part where the data says so.
+    pub fn from_bytes(bytes: &[u8], shape: Shape) -> Result<Params, String> {
+        let values: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let one = Shape::default();
+        if bytes.len() == shape.len * 4 {
+            return Ok(Params { shape, values });
+        }
+        if bytes.len() != one.len * 4 {
             return Err(format!(
-                "a checkpoint of this architecture has {} bytes, not {}",
-                PARAMS * 4,
+                "a checkpoint of {} king bucket(s) has {} bytes (one bucket: {}), not {}",
+                shape.buckets,
+                shape.len * 4,
+                one.len * 4,
                 bytes.len()
             ));
         }
-        Ok(Params(
-            bytes
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-        ))
+        let columns = &values[..one.feature_bias];
+        let mut spread = Vec::with_capacity(shape.len);
+        for _ in 0..shape.buckets {
+            spread.extend_from_slice(columns);
+        }
+        spread.extend_from_slice(&values[one.feature_bias..]);
+        Ok(Params {
+            shape,
+            values: spread,
+        })
     }
 }
 
@@ -174,29 +243,30 @@ pub fn gradient(params: &Params, batch: &[&Packed], lambda: f32) -> (f32, Vec<f3
     let parts: Vec<(f32, Vec<f32>)> = batch
         .par_chunks(chunk)
         .map(|part| {
-            let mut grad = vec![0.0f32; PARAMS];
+            let shape = params.shape;
+            let mut grad = vec![0.0f32; shape.len];
             let mut loss = 0.0f32;
             let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
             let (mut a_us, mut a_them) = ([0.0f32; HIDDEN], [0.0f32; HIDDEN]);
             for pos in part {
-                let Some(n) = pos.features(&mut us, &mut them) else {
+                let Some(n) = params.features(pos, &mut us, &mut them) else {
                     continue;
                 };
                 params.accumulate(&us[..n], &mut a_us);
                 params.accumulate(&them[..n], &mut a_them);
                 let out = params.screlu_output(&a_us, &a_them);
-                let w = &params.0[OUTPUT_WEIGHTS..OUTPUT_BIAS];
+                let w = &params.values[shape.output_weights..shape.output_bias];
                 let p = sigmoid(out);
                 let error = p - target(pos, lambda);
                 loss += error * error;
                 let g_out = 2.0 * error * p * (1.0 - p);
-                grad[OUTPUT_BIAS] += g_out;
+                grad[shape.output_bias] += g_out;
                 let (mut g_us, mut g_them) = ([0.0f32; HIDDEN], [0.0f32; HIDDEN]);
                 for j in 0..HIDDEN {
                     let x = a_us[j].clamp(0.0, 1.0);
                     let y = a_them[j].clamp(0.0, 1.0);
-                    grad[OUTPUT_WEIGHTS + j] += g_out * x * x;
-                    grad[OUTPUT_WEIGHTS + HIDDEN + j] += g_out * y * y;
+                    grad[shape.output_weights + j] += g_out * x * x;
+                    grad[shape.output_weights + HIDDEN + j] += g_out * y * y;
                     // d(x^2)/d(acc) = 2x inside the clip, 0 outside.
                     g_us[j] = if a_us[j] > 0.0 && a_us[j] < 1.0 {
                         g_out * w[j] * 2.0 * x
@@ -210,7 +280,7 @@ pub fn gradient(params: &Params, batch: &[&Packed], lambda: f32) -> (f32, Vec<f3
                     };
                 }
                 for j in 0..HIDDEN {
-                    grad[FEATURE_BIAS + j] += g_us[j] + g_them[j];
+                    grad[shape.feature_bias + j] += g_us[j] + g_them[j];
                 }
                 for (features, g) in [(&us[..n], &g_us), (&them[..n], &g_them)] {
                     for &f in features {
@@ -225,7 +295,7 @@ pub fn gradient(params: &Params, batch: &[&Packed], lambda: f32) -> (f32, Vec<f3
         })
         .collect();
     let mut loss = 0.0;
-    let mut grad = vec![0.0f32; PARAMS];
+    let mut grad = vec![0.0f32; params.shape.len];
     for (l, g) in parts {
         loss += l;
         for (a, b) in grad.iter_mut().zip(g) {
@@ -317,10 +387,10 @@ pub struct AdamW {
 }
 
 impl AdamW {
-    pub fn new(weight_decay: f32) -> AdamW {
+    pub fn new(shape: Shape, weight_decay: f32) -> AdamW {
         AdamW {
-            m: vec![0.0; PARAMS],
-            v: vec![0.0; PARAMS],
+            m: vec![0.0; shape.len],
+            v: vec![0.0; shape.len],
             t: 0,
             beta1: 0.9,
             beta2: 0.999,
@@ -335,8 +405,9 @@ impl AdamW {
         let c1 = 1.0 - b1.powi(self.t);
         let c2 = 1.0 - b2.powi(self.t);
         let decay = self.weight_decay;
+        let shape = params.shape;
         params
-            .0
+            .values
             .par_iter_mut()
             .zip(self.m.par_iter_mut())
             .zip(self.v.par_iter_mut())
@@ -346,7 +417,8 @@ impl AdamW {
                 *m = b1 * *m + (1.0 - b1) * g;
                 *v = b2 * *v + (1.0 - b2) * g * g;
                 let update = (*m / c1) / ((*v / c2).sqrt() + 1e-8);
-                let is_bias = (FEATURE_BIAS..OUTPUT_WEIGHTS).contains(&i) || i == OUTPUT_BIAS;
+                let is_bias = (shape.feature_bias..shape.output_weights).contains(&i)
+                    || i == shape.output_bias;
                 let wd = if is_bias { 0.0 } else { decay * *p };
                 *p -= lr * (update + wd);
             });

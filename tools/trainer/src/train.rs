@@ -70,7 +70,7 @@ pub fn train(
     if train.is_empty() {
         return Err("no training positions".into());
     }
-    let mut adam = AdamW::new(config.weight_decay);
+    let mut adam = AdamW::new(params.shape, config.weight_decay);
     let mut order: Vec<&Packed> = train.iter().collect();
     let batches_per_epoch = train.len().div_ceil(config.batch);
     let total_steps = (batches_per_epoch * config.epochs).max(1);

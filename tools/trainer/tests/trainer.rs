@@ -4,7 +4,7 @@
 use kiraly::nnue::{accumulator, Network};
 use shakmaty::{Chess, Color, Position, Role};
 use trainer::data::Packed;
-use trainer::model::{gradient, loss, Params, OUTPUT_BIAS, OUTPUT_WEIGHTS, PARAMS};
+use trainer::model::{gradient, loss, Params, Shape};
 use trainer::train::{train, TrainConfig};
 
 /// Positions from pseudo-random games, with a material score as label.
@@ -61,32 +61,35 @@ fn positions(n: usize, seed: u64) -> Vec<(Chess, Packed)> {
 fn gradient_matches_finite_differences() {
     let data: Vec<Packed> = positions(64, 3).into_iter().map(|(_, p)| p).collect();
     let batch: Vec<&Packed> = data.iter().collect();
-    let params = Params::random(5);
+    // With king buckets, so the columns checked are a bucket's own.
+    let shape = Shape::new(kiraly::nnue::layout_by_name("4").unwrap()).unwrap();
+    let params = Params::random(shape, 5);
     let (_, grad) = gradient(&params, &batch, 0.3);
     // A few parameters of every kind: features that occur (kings, pawns),
     // biases, output weights, output bias.
     let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
-    let n = data[0].features(&mut us, &mut them).unwrap();
+    let n = params.features(&data[0], &mut us, &mut them).unwrap();
     let mut checked = vec![
         us[0] as usize * kiraly::nnue::HIDDEN + 3,
         them[n - 1] as usize * kiraly::nnue::HIDDEN + 7,
-        OUTPUT_WEIGHTS - 5,
-        OUTPUT_WEIGHTS + 2,
-        OUTPUT_BIAS - 1,
-        OUTPUT_BIAS,
+        shape.output_weights - 5,
+        shape.output_weights + 2,
+        shape.output_bias - 1,
+        shape.output_bias,
     ];
     checked.dedup();
     for &i in &checked {
         let h = 1e-3f32;
         let mut plus = params.clone();
-        plus.0[i] += h;
+        plus.values[i] += h;
         let mut minus = params.clone();
-        minus.0[i] -= h;
+        minus.values[i] -= h;
         let numeric = (loss(&plus, &data, 0.3) - loss(&minus, &data, 0.3)) / (2.0 * h);
         let tolerance = 2e-3f32.max(0.05 * numeric.abs());
         assert!(
             (numeric - grad[i]).abs() <= tolerance,
-            "parameter {i} of {PARAMS}: analytic {} numeric {numeric}",
+            "parameter {i} of {}: analytic {} numeric {numeric}",
+            shape.len,
             grad[i]
         );
     }
@@ -94,12 +97,41 @@ fn gradient_matches_finite_differences() {
 
 #[test]
 fn training_learns_material_and_the_engine_reads_the_net() {
+    learns_and_exports(Shape::default());
+}
+
+/// The same with four king buckets: the file carries the layout and the
+/// engine reads it with the same build.
+#[test]
+fn a_bucketed_net_learns_and_the_engine_reads_it() {
+    let shape = Shape::new(kiraly::nnue::layout_by_name("4").unwrap()).unwrap();
+    let net = learns_and_exports(shape);
+    assert_eq!((net.buckets(), net.layout), (4, shape.layout));
+}
+
+/// A one-bucket checkpoint starts every bucket of a bucketed net: the two
+/// evaluate every position alike until training parts them.
+#[test]
+fn a_one_bucket_checkpoint_spreads_to_every_bucket() {
+    let one = Params::random(Shape::default(), 9);
+    let four = Shape::new(kiraly::nnue::layout_by_name("4").unwrap()).unwrap();
+    let spread = Params::from_bytes(&one.to_bytes(), four).unwrap();
+    assert_eq!(spread.values.len(), four.len);
+    for (_, packed) in positions(300, 5) {
+        assert_eq!(one.output(&packed), spread.output(&packed));
+    }
+    let two = Shape::new(kiraly::nnue::layout_by_name("2").unwrap()).unwrap();
+    assert!(Params::from_bytes(&spread.to_bytes(), two).is_err());
+    assert!(Params::from_bytes(&one.to_bytes()[1..], Shape::default()).is_err());
+}
+
+fn learns_and_exports(shape: Shape) -> Network {
     let all = positions(6000, 11);
     let (train_set, held): (Vec<_>, Vec<_>) =
         all.iter().enumerate().partition(|(i, _)| i % 10 != 0);
     let train_packed: Vec<Packed> = train_set.iter().map(|(_, (_, p))| *p).collect();
     let held_packed: Vec<Packed> = held.iter().map(|(_, (_, p))| *p).collect();
-    let mut params = Params::random(1);
+    let mut params = Params::random(shape, 1);
     let before = loss(&params, &held_packed, 0.0);
     let config = TrainConfig {
         epochs: 12,
@@ -163,4 +195,5 @@ fn training_learns_material_and_the_engine_reads_the_net() {
         "mean float/engine difference {mean} cp at mean |eval| {size}"
     );
     eprintln!("float/engine difference: mean {mean:.2} cp, largest {worst:.2} cp, mean |eval| {size:.0} cp");
+    net
 }
