@@ -736,12 +736,12 @@ fn clear_hash_empties_the_table() {
     let fresh = nodes(&mut e);
     eprintln!("first {first}, warm {warm}, after Clear Hash {cleared}, after ucinewgame {fresh}");
     assert_eq!(fresh, first, "ucinewgame must repeat the first search");
-    // With the generation-2 net (bench 1734035) the counts at depth 9 are
-    // 15239, 4993, 7587, 15239: two thirds off for the warm table, and
-    // Clear Hash gives much of it back (the histories stay warm). An ignored
-    // Clear Hash would search about as little as the warm table. The depth
-    // is chosen where a warm table pays: at depth 10 this net's second
-    // search happened to take more nodes than its first (21904, 32771).
+    // With the generation-3 net (bench 1798685) the counts at depth 9 are
+    // 13957, 6874, 8816, 13957: half off for the warm table, and Clear Hash
+    // gives part of it back (the histories stay warm). An ignored Clear
+    // Hash would search about as little as the warm table. The depth is
+    // chosen where a warm table pays (generation 2: 15239, 4993, 7587; at
+    // depth 10 its second search had taken more nodes than its first).
     assert!(
         warm * 5 < first * 4,
         "a warm table saves nodes: {warm} vs {first}"
