@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use datagen::format::Filter;
-use kiraly::nnue::HIDDEN;
+use kiraly::nnue::{Network, HIDDEN};
 use trainer::data;
 use trainer::model::{Params, Shape};
 use trainer::rescore;
@@ -53,10 +53,11 @@ struct Cli {
     /// threads [default: all cores]
     #[arg(long)]
     threads: Option<usize>,
-    /// start from a checkpoint (`epoch-N.f32`) instead of random weights;
-    /// a one-bucket checkpoint starts every bucket of --buckets
+    /// start from a checkpoint (`epoch-N.f32`) or an engine net (a
+    /// `.nnue` file, or `embedded` for the built-in one) instead of random
+    /// weights; a one-bucket start fills every bucket of --buckets
     #[arg(long)]
-    init: Option<PathBuf>,
+    init: Option<String>,
     /// progress line every N batches (0: per epoch)
     #[arg(long, default_value_t = 50)]
     progress_batches: usize,
@@ -152,11 +153,7 @@ fn run(cli: Cli) -> Result<(), String> {
         trainer::model::score_loss(&validation, cli.lambda)
     );
     let mut params = match &cli.init {
-        Some(path) => Params::from_bytes(
-            &std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
-            shape,
-        )
-        .map_err(|e| format!("{}: {e}", path.display()))?,
+        Some(path) => initial_params(path, shape)?,
         None => Params::random(shape, cli.seed),
     };
     eprintln!(
@@ -194,6 +191,24 @@ fn run(cli: Cli) -> Result<(), String> {
     std::fs::write(&path, net.to_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!("trainer: wrote {} (hash {:016x})", path.display(), net.hash);
     Ok(())
+}
+
+/// The starting weights of `--init`: an engine net (by its magic, or the
+/// built-in one) or a float checkpoint.
+fn initial_params(name: &str, shape: Shape) -> Result<Params, String> {
+    if name == kiraly::nnue::EMBEDDED_ARG {
+        let net = kiraly::nnue::load_named_for_run(name)?;
+        return Params::from_network(net, shape);
+    }
+    let bytes = std::fs::read(name).map_err(|e| format!("{name}: {e}"))?;
+    let result = if bytes.starts_with(kiraly::nnue::network::MAGIC) {
+        Network::from_bytes(&bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|net| Params::from_network(&net, shape))
+    } else {
+        Params::from_bytes(&bytes, shape)
+    };
+    result.map_err(|e| format!("{name}: {e}"))
 }
 
 fn main() -> ExitCode {

@@ -211,16 +211,51 @@ impl Params {
                 bytes.len()
             ));
         }
-        let columns = &values[..one.feature_bias];
-        let mut spread = Vec::with_capacity(shape.len);
-        for _ in 0..shape.buckets {
-            spread.extend_from_slice(columns);
+        Ok(Params { shape: one, values }.spread(shape))
+    }
+
+    /// The float model of an engine net (each weight divided by its scale:
+    /// `quantise` gives the same net back), in `shape`: the net's own
+    /// layout, or a one-bucket net spread to every bucket of `shape`. A
+    /// net whose float checkpoint is gone (the built-in one, say) can
+    /// start the next training from what it knows.
+    pub fn from_network(net: &Network, shape: Shape) -> Result<Params, String> {
+        let own = Shape::new(net.layout)?;
+        let mut values = Vec::with_capacity(own.len);
+        let unscale = |w: i16, scale: i32| f32::from(w) / scale as f32;
+        for column in &net.feature_weights {
+            values.extend(column.iter().map(|&w| unscale(w, QA)));
         }
-        spread.extend_from_slice(&values[one.feature_bias..]);
-        Ok(Params {
-            shape,
-            values: spread,
-        })
+        values.extend(net.feature_bias.iter().map(|&b| unscale(b, QA)));
+        for half in &net.output_weights {
+            values.extend(half.iter().map(|&w| unscale(w, QB)));
+        }
+        values.push(net.output_bias as f32 / (QA * QB) as f32);
+        let params = Params { shape: own, values };
+        if own == shape {
+            Ok(params)
+        } else if own.buckets == 1 {
+            Ok(params.spread(shape))
+        } else {
+            Err(format!(
+                "a net of {} king buckets in another layout cannot start a net of {}",
+                own.buckets, shape.buckets
+            ))
+        }
+    }
+
+    /// This one-bucket model with its feature weights copied into every
+    /// bucket of `shape`.
+    fn spread(&self, shape: Shape) -> Params {
+        let one = self.shape;
+        debug_assert_eq!(one.buckets, 1);
+        let columns = &self.values[..one.feature_bias];
+        let mut values = Vec::with_capacity(shape.len);
+        for _ in 0..shape.buckets {
+            values.extend_from_slice(columns);
+        }
+        values.extend_from_slice(&self.values[one.feature_bias..]);
+        Params { shape, values }
     }
 }
 

@@ -125,6 +125,34 @@ fn a_one_bucket_checkpoint_spreads_to_every_bucket() {
     assert!(Params::from_bytes(&one.to_bytes()[1..], Shape::default()).is_err());
 }
 
+/// An engine net turns back into the float model it came from (what
+/// `--init` of the built-in net relies on): quantised again it is the same
+/// file, and spread to four king buckets it evaluates every position as
+/// before, in the float model and in the engine.
+#[test]
+fn an_engine_net_starts_training_where_it_stands() {
+    let net = kiraly::nnue::embedded().expect("a built-in net");
+    let own = Params::from_network(net, Shape::new(net.layout).unwrap()).unwrap();
+    // Compared as a whole: the files are megabytes, not worth printing.
+    assert!(
+        own.quantise().to_bytes() == net.to_bytes(),
+        "not the same net"
+    );
+    let four = Shape::new(kiraly::nnue::layout_by_name("4").unwrap()).unwrap();
+    let spread = Params::from_network(net, four).unwrap();
+    let spread_net = spread.quantise();
+    assert_eq!(spread_net.buckets(), 4);
+    for (pos, packed) in positions(300, 7) {
+        assert_eq!(spread.output(&packed), own.output(&packed));
+        assert_eq!(
+            accumulator::evaluate(&spread_net, &pos),
+            accumulator::evaluate(net, &pos)
+        );
+    }
+    let two = Shape::new(kiraly::nnue::layout_by_name("2").unwrap()).unwrap();
+    assert!(Params::from_network(&spread_net, two).is_err());
+}
+
 fn learns_and_exports(shape: Shape) -> Network {
     let all = positions(6000, 11);
     let (train_set, held): (Vec<_>, Vec<_>) =
