@@ -113,6 +113,12 @@ fn run(cli: Cli) -> Result<(), String> {
         .as_deref()
         .map(kiraly::nnue::load_named_for_run)
         .transpose()?;
+    // Before the data, so a bad --init fails at once rather than after
+    // the rescoring.
+    let mut params = match &cli.init {
+        Some(path) => initial_params(path, shape)?,
+        None => Params::random(shape, cli.seed),
+    };
     let start = std::time::Instant::now();
     let mut positions = data::load(&cli.data, &filter, cli.limit.unwrap_or(usize::MAX))?;
     let held = (positions.len() as f64 * cli.validation) as usize;
@@ -152,10 +158,6 @@ fn run(cli: Cli) -> Result<(), String> {
         "trainer: the search scores themselves score {:.6} on the validation set",
         trainer::model::score_loss(&validation, cli.lambda)
     );
-    let mut params = match &cli.init {
-        Some(path) => initial_params(path, shape)?,
-        None => Params::random(shape, cli.seed),
-    };
     eprintln!(
         "trainer: the hand-crafted evaluation scores {:.6} on the validation set",
         trainer::model::hand_crafted_loss(&validation, cli.lambda)
