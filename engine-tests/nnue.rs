@@ -191,18 +191,22 @@ fn nnue_evaluations(lines: &[String]) -> Vec<String> {
 }
 
 /// A net with king buckets loads with `EvalFile` in the same build, and its
-/// buckets are indexed by the king's square: the built-in net spread to
-/// four buckets (each a copy of it) evaluates exactly as the built-in one;
-/// changing the weights of one bucket alone (kings beyond their second
-/// rank) changes the evaluation only where a king stands there.
+/// buckets are indexed by the king's square: a one-bucket net (the built-in
+/// net's first bucket) spread to four buckets (each a copy of it) evaluates
+/// exactly as the one-bucket net; changing the weights of one bucket alone
+/// (kings beyond their second rank) changes the evaluation only where a
+/// king stands there.
 #[test]
 fn eval_file_takes_any_king_bucket_layout() {
-    use kiraly::nnue::{layout_by_name, Network, INPUTS};
+    use kiraly::nnue::{layout_by_name, Network, INPUTS, ONE_BUCKET};
     let built_in = Network::from_bytes(&std::fs::read(net_path()).unwrap()).unwrap();
-    let mut spread = built_in.clone();
+    let mut one = built_in.clone();
+    one.layout = ONE_BUCKET;
+    one.feature_weights.truncate(INPUTS);
+    let mut spread = one.clone();
     spread.layout = layout_by_name("4").unwrap();
     spread.feature_weights = (0..4)
-        .flat_map(|_| built_in.feature_weights.iter().copied())
+        .flat_map(|_| one.feature_weights.iter().copied())
         .collect();
     let mut changed = spread.clone();
     for column in &mut changed.feature_weights[3 * INPUTS..] {
@@ -210,7 +214,12 @@ fn eval_file_takes_any_king_bucket_layout() {
     }
     let dir = std::env::temp_dir().join(format!("kiraly-buckets-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (spread_path, changed_path) = (dir.join("spread.nnue"), dir.join("changed.nnue"));
+    let (one_path, spread_path, changed_path) = (
+        dir.join("one.nnue"),
+        dir.join("spread.nnue"),
+        dir.join("changed.nnue"),
+    );
+    std::fs::write(&one_path, one.to_bytes()).unwrap();
     std::fs::write(&spread_path, spread.to_bytes()).unwrap();
     std::fs::write(&changed_path, changed.to_bytes()).unwrap();
 
@@ -229,7 +238,7 @@ fn eval_file_takes_any_king_bucket_layout() {
         assert_eq!(evaluations.len(), 2, "{lines:#?}");
         evaluations
     };
-    let reference = run("<embedded>");
+    let reference = run(&one_path.display().to_string());
     assert_eq!(run(&spread_path.display().to_string()), reference);
     let moved = run(&changed_path.display().to_string());
     assert_eq!(moved[0], reference[0], "no king in the changed bucket");
