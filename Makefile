@@ -63,11 +63,11 @@ release-setup:
 # The portable Windows binary (the one every Windows user can run) under
 # Wine: a UCI transcript with Windows line endings and a short game. Skips,
 # saying so, where Wine or the Windows toolchain cannot be installed.
-test-release:
+test-release: $(VENV)/installed
 	-tools/release/setup.sh --wine
 	@if tools/release/setup.sh --check; then \
 		tools/release/build.sh --binaries-only --os windows --levels x86-64 && \
-		$(PYTHON) tools/release/test_windows.py target/release-x86-64/x86_64-pc-windows-gnu/release/kiraly.exe; \
+		$(VENV_PYTHON) tools/release/test_windows.py target/release-x86-64/x86_64-pc-windows-gnu/release/kiraly.exe; \
 	else \
 		echo "test-release: SKIPPED: the Windows build tools could not be installed (see above)"; \
 	fi
