@@ -293,22 +293,24 @@ mod tests {
     /// its colour-flipped twin score the same for the side to move.
     #[test]
     fn colour_flip_symmetry() {
-        let four = random_net_with(3, layout_by_name("4").unwrap());
-        for (net, fen) in [random_net(3), four].iter().flat_map(|net| {
-            [
-                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
-                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-                "6k1/5ppp/8/8/8/8/1Q3PPP/6K1 b - - 0 1",
-            ]
-            .map(|fen| (net, fen))
-        }) {
-            let pos = position(fen);
-            let mut setup = pos.to_setup(EnPassantMode::Legal);
-            setup.mirror();
-            let flipped: Chess = shakmaty::FromSetup::from_setup(setup, CastlingMode::Standard)
-                .unwrap_or_else(|e: shakmaty::PositionError<Chess>| panic!("{fen}: {e}"));
-            assert_eq!(evaluate(net, &pos), evaluate(net, &flipped), "{fen}");
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "6k1/5ppp/8/8/8/8/1Q3PPP/6K1 b - - 0 1",
+        ];
+        for net in [
+            random_net(3),
+            random_net_with(3, layout_by_name("4").unwrap()),
+        ] {
+            for fen in fens {
+                let pos = position(fen);
+                let mut setup = pos.to_setup(EnPassantMode::Legal);
+                setup.mirror();
+                let flipped: Chess = shakmaty::FromSetup::from_setup(setup, CastlingMode::Standard)
+                    .unwrap_or_else(|e: shakmaty::PositionError<Chess>| panic!("{fen}: {e}"));
+                assert_eq!(evaluate(&net, &pos), evaluate(&net, &flipped), "{fen}");
+            }
         }
     }
 }
