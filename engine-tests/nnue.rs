@@ -102,7 +102,7 @@ fn eval_file_loads_or_keeps_the_current_net() {
     let mut changed = good.clone();
     changed[header + 10] = changed[header + 10].wrapping_add(3);
     let hash = kiraly::nnue::network::fnv1a(&changed[header..]);
-    changed[68..76].copy_from_slice(&hash.to_le_bytes());
+    changed[header - 8..header].copy_from_slice(&hash.to_le_bytes());
     let changed_path = dir.join("changed.nnue");
     std::fs::write(&changed_path, &changed).unwrap();
     let built_in = format!("{:016x}", kiraly::nnue::network::fnv1a(&good[header..]));
@@ -243,5 +243,48 @@ fn eval_file_takes_any_king_bucket_layout() {
     let moved = run(&changed_path.display().to_string());
     assert_eq!(moved[0], reference[0], "no king in the changed bucket");
     assert_ne!(moved[1], reference[1], "White's king in the changed bucket");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A net with output buckets loads with `EvalFile`, and the number of
+/// pieces picks the bucket: the built-in net spread to eight output buckets
+/// (each a copy of its output layer) evaluates exactly as the built-in net;
+/// raising the bias of the bucket of 30-32 pieces alone changes the
+/// evaluation of the starting position (32 pieces) and not of one with 21.
+#[test]
+fn eval_file_takes_output_buckets() {
+    use kiraly::nnue::Network;
+    let built_in = Network::from_bytes(&std::fs::read(net_path()).unwrap()).unwrap();
+    assert_eq!(built_in.output_buckets(), 1);
+    let mut spread = built_in.clone();
+    spread.output_weights = vec![built_in.output_weights[0]; 8];
+    spread.output_bias = vec![built_in.output_bias[0]; 8];
+    let mut changed = spread.clone();
+    changed.output_bias[7] += 255 * 256 / 4; // a quarter of SCALE: +100 cp
+    let dir = std::env::temp_dir().join(format!("kiraly-outputs-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (spread_path, changed_path) = (dir.join("spread.nnue"), dir.join("changed.nnue"));
+    std::fs::write(&spread_path, spread.to_bytes()).unwrap();
+    std::fs::write(&changed_path, changed.to_bytes()).unwrap();
+
+    let positions = "position startpos\neval\n\
+                     position fen r3k2r/pppp1ppp/8/8/8/8/PPPP1PPP/R2QK2R w - - 0 1\neval\n";
+    let run = |setup: &str| {
+        let lines = engine(&format!("{setup}{positions}quit\n"));
+        assert!(
+            !lines.iter().any(|l| l.starts_with("info string")),
+            "{lines:#?}"
+        );
+        let evaluations = nnue_evaluations(&lines);
+        assert_eq!(evaluations.len(), 2, "{lines:#?}");
+        evaluations
+    };
+    let file =
+        |path: &std::path::Path| format!("setoption name EvalFile value {}\n", path.display());
+    let reference = run("");
+    assert_eq!(run(&file(&spread_path)), reference);
+    let moved = run(&file(&changed_path));
+    assert_ne!(moved[0], reference[0], "32 pieces: the changed bucket");
+    assert_eq!(moved[1], reference[1], "21 pieces: another bucket");
     std::fs::remove_dir_all(&dir).ok();
 }

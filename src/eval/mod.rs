@@ -325,7 +325,7 @@ pub fn evaluate_nnue_from(
     if dead {
         return 0;
     }
-    let raw = acc.evaluate(net, pos.turn());
+    let raw = acc.evaluate(net, pos.turn(), pos.board().occupied().count());
     // Keep clear of mate and tablebase scores.
     let raw = raw.clamp(
         -crate::score::TB_WIN_BOUND + 1,

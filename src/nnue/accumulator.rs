@@ -165,17 +165,24 @@ impl Accumulator {
         }
     }
 
-    /// The evaluation in centipawns from `stm`'s view.
+    /// The evaluation in centipawns from `stm`'s view, with `pieces` on
+    /// the board (for the output bucket).
     #[inline]
-    pub fn evaluate(&self, net: &Network, stm: Color) -> i32 {
-        net.output(&self.values[stm as usize], &self.values[(!stm) as usize])
+    pub fn evaluate(&self, net: &Network, stm: Color, pieces: usize) -> i32 {
+        net.output(
+            &self.values[stm as usize],
+            &self.values[(!stm) as usize],
+            pieces,
+        )
     }
 }
 
 /// The network's evaluation of a position from scratch, in centipawns from
 /// the side to move's view (0 for a position without both kings).
 pub fn evaluate(net: &Network, pos: &Chess) -> i32 {
-    Accumulator::refresh(net, pos.board()).map_or(0, |acc| acc.evaluate(net, pos.turn()))
+    Accumulator::refresh(net, pos.board()).map_or(0, |acc| {
+        acc.evaluate(net, pos.turn(), pos.board().occupied().count())
+    })
 }
 
 #[cfg(test)]
@@ -205,8 +212,8 @@ mod tests {
         }
         let mut feature_bias = [0i16; HIDDEN];
         feature_bias.iter_mut().for_each(|b| *b = next(60) + 60);
-        let mut output_weights = [[0i16; HIDDEN]; 2];
-        for half in output_weights.iter_mut() {
+        let mut output_weights = vec![[[0i16; HIDDEN]; 2]; 1];
+        for half in output_weights.iter_mut().flatten() {
             half.iter_mut().for_each(|w| *w = next(120));
         }
         Network {
@@ -214,7 +221,7 @@ mod tests {
             feature_weights,
             feature_bias,
             output_weights,
-            output_bias: i32::from(next(3000)),
+            output_bias: vec![i32::from(next(3000))],
             hash: 0,
         }
     }

@@ -1,11 +1,15 @@
 //! The learned evaluation: a small efficiently updatable network (NNUE).
 //!
-//! Architecture `(768 x B -> H) x 2 -> 1`: each side's 768 king-relative
+//! Architecture `(768 x B -> H) x 2 -> 1 x O`: each side's 768 king-relative
 //! inputs in each of B king buckets (see `features`; the net's file gives
 //! its bucket layout) feed an accumulator of `HIDDEN` values; the output
 //! reads the side to move's accumulator and the other's through SCReLU
-//! (clipped ReLU, squared). Weights are i16, quantised by `QA` (accumulator)
-//! and `QB` (output); the output times `SCALE` is centipawns.
+//! (clipped ReLU, squared), with one set of output weights per output
+//! bucket: O buckets by the number of pieces on the board (see
+//! `output_bucket`), so the net can weigh its features differently in the
+//! opening, the middlegame and the endgame at no cost to the accumulators.
+//! Weights are i16, quantised by `QA` (accumulator) and `QB` (output); the
+//! output times `SCALE` is centipawns.
 //!
 //! * `features`: the input indices and the board changes of a move;
 //! * `network`: the file format, loading, and the forward pass;
@@ -34,6 +38,19 @@ pub const QA: i32 = 255;
 pub const QB: i32 = 256;
 /// The float output times `SCALE` is centipawns.
 pub const SCALE: i32 = 400;
+
+/// The most output buckets a net may have.
+pub const MAX_OUTPUT_BUCKETS: usize = 8;
+
+/// The output bucket of a position with `pieces` pieces on the board (kings
+/// included, so 2 to 32) in a net of `buckets` output buckets: equal
+/// ranges of the piece count, `ceil(32 / buckets)` wide, from two pieces up
+/// (with 8 buckets: 2-5 pieces, 6-9, ..., 30-32).
+#[inline]
+pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
+    let width = 32usize.div_ceil(buckets.max(1));
+    (pieces.saturating_sub(2) / width).min(buckets.max(1) - 1)
+}
 
 /// The net built into the binary (`nets/default.nnue`, see `nets/README.md`).
 pub const EMBEDDED_BYTES: &[u8] = include_bytes!("../../nets/default.nnue");
@@ -129,6 +146,21 @@ pub fn load_file(path: &str) -> Result<Network, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_buckets_split_the_piece_count_evenly() {
+        for pieces in 2..=32 {
+            assert_eq!(output_bucket(pieces, 1), 0);
+        }
+        let eight: Vec<usize> = (2..=32).map(|p| output_bucket(p, 8)).collect();
+        assert_eq!(&eight[..8], &[0, 0, 0, 0, 1, 1, 1, 1]);
+        assert_eq!(eight[eight.len() - 3..], [7, 7, 7]);
+        for buckets in 1..=MAX_OUTPUT_BUCKETS {
+            let used: std::collections::BTreeSet<usize> =
+                (2..=32).map(|p| output_bucket(p, buckets)).collect();
+            assert_eq!(used.len(), buckets, "{buckets} buckets");
+        }
+    }
 
     #[test]
     fn the_embedded_net_loads() {

@@ -25,6 +25,10 @@ struct Cli {
     /// a1..h8 from its side, files e-h after mirroring, rank by rank)
     #[arg(long, default_value = "1")]
     buckets: String,
+    /// output buckets by the number of pieces on the board (1 to 8; with
+    /// 8: 2-5 pieces, 6-9, ..., 30-32), each with output weights of its own
+    #[arg(long, default_value_t = 1)]
+    output_buckets: usize,
     /// where checkpoints and the final net go
     #[arg(long, default_value = "nets/run")]
     out: PathBuf,
@@ -55,7 +59,9 @@ struct Cli {
     threads: Option<usize>,
     /// start from a checkpoint (`epoch-N.f32`) or an engine net (a
     /// `.nnue` file, or `embedded` for the built-in one) instead of random
-    /// weights; a one-bucket start fills every bucket of --buckets
+    /// weights; a start with one king bucket fills every bucket of
+    /// --buckets, one with one output bucket every bucket of
+    /// --output-buckets
     #[arg(long)]
     init: Option<String>,
     /// progress line every N batches (0: per epoch)
@@ -104,7 +110,10 @@ fn run(cli: Cli) -> Result<(), String> {
         max_score: cli.max_score,
         ..Filter::default()
     };
-    let shape = Shape::new(kiraly::nnue::layout_by_name(&cli.buckets)?)?;
+    let shape = Shape::with_outputs(
+        kiraly::nnue::layout_by_name(&cli.buckets)?,
+        cli.output_buckets,
+    )?;
     if cli.augment_net.is_some() && cli.augment_nodes == 0 {
         return Err("--augment-net needs --augment-nodes".into());
     }
@@ -148,11 +157,12 @@ fn run(cli: Cli) -> Result<(), String> {
         positions.extend(extra);
     }
     eprintln!(
-        "trainer: {} training and {} validation positions read in {:.1} s; net (768x{} -> {HIDDEN})x2 -> 1",
+        "trainer: {} training and {} validation positions read in {:.1} s; net (768x{} -> {HIDDEN})x2 -> 1x{}",
         positions.len(),
         validation.len(),
         start.elapsed().as_secs_f64(),
-        shape.buckets
+        shape.buckets,
+        shape.outputs
     );
     eprintln!(
         "trainer: the search scores themselves score {:.6} on the validation set",

@@ -2,19 +2,25 @@
 //! the engine's quantised format.
 
 use kiraly::nnue::features::bucket_count;
-use kiraly::nnue::{BucketLayout, Network, HIDDEN, INPUTS, ONE_BUCKET, QA, QB, SCALE};
+use kiraly::nnue::{
+    output_bucket, BucketLayout, Network, HIDDEN, INPUTS, MAX_OUTPUT_BUCKETS, ONE_BUCKET, QA, QB,
+    SCALE,
+};
 use rayon::prelude::*;
 
 use crate::data::Packed;
 
 /// Where each kind of parameter starts in `Params::values`, for a king
-/// bucket layout: feature weights `[bucket * 768 + input][HIDDEN]` from 0,
-/// then the feature biases, the output weights (side to move's half first)
-/// and the output bias.
+/// bucket layout and a number of output buckets: feature weights
+/// `[bucket * 768 + input][HIDDEN]` from 0, then the feature biases, the
+/// output weights (per output bucket, side to move's half first) and the
+/// output biases (one per output bucket).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     pub layout: BucketLayout,
     pub buckets: usize,
+    /// Output buckets (by the number of pieces: `kiraly::nnue::output_bucket`).
+    pub outputs: usize,
     pub feature_bias: usize,
     pub output_weights: usize,
     pub output_bias: usize,
@@ -23,19 +29,36 @@ pub struct Shape {
 }
 
 impl Shape {
+    /// One output bucket.
     pub fn new(layout: BucketLayout) -> Result<Shape, String> {
+        Shape::with_outputs(layout, 1)
+    }
+
+    pub fn with_outputs(layout: BucketLayout, outputs: usize) -> Result<Shape, String> {
+        if !(1..=MAX_OUTPUT_BUCKETS).contains(&outputs) {
+            return Err(format!(
+                "{outputs} output buckets: the engine reads 1 to {MAX_OUTPUT_BUCKETS}"
+            ));
+        }
         let buckets = bucket_count(&layout)?;
         let feature_bias = buckets * INPUTS * HIDDEN;
         let output_weights = feature_bias + HIDDEN;
-        let output_bias = output_weights + 2 * HIDDEN;
+        let output_bias = output_weights + outputs * 2 * HIDDEN;
         Ok(Shape {
             layout,
             buckets,
+            outputs,
             feature_bias,
             output_weights,
             output_bias,
-            len: output_bias + 1,
+            len: output_bias + outputs,
         })
+    }
+
+    /// Where the output weights of output bucket `bucket` start.
+    #[inline]
+    fn output_weights_of(&self, bucket: usize) -> usize {
+        self.output_weights + bucket * 2 * HIDDEN
     }
 }
 
@@ -107,6 +130,12 @@ impl Params {
         }
     }
 
+    /// The output bucket of a position.
+    #[inline]
+    fn output_bucket(&self, pos: &Packed) -> usize {
+        output_bucket(pos.occupied.count_ones() as usize, self.shape.outputs)
+    }
+
     /// The raw output (centipawns / SCALE) of a position, side to move's view.
     pub fn output(&self, pos: &Packed) -> f32 {
         let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
@@ -116,15 +145,16 @@ impl Params {
         let (mut a_us, mut a_them) = ([0.0f32; HIDDEN], [0.0f32; HIDDEN]);
         self.accumulate(&us[..n], &mut a_us);
         self.accumulate(&them[..n], &mut a_them);
-        self.screlu_output(&a_us, &a_them)
+        self.screlu_output(&a_us, &a_them, self.output_bucket(pos))
     }
 
-    /// The output layer: SCReLU of both accumulators times the output
-    /// weights, plus the bias.
+    /// The output layer of output bucket `bucket`: SCReLU of both
+    /// accumulators times its output weights, plus its bias.
     #[inline]
-    fn screlu_output(&self, a_us: &[f32; HIDDEN], a_them: &[f32; HIDDEN]) -> f32 {
-        let w = &self.values[self.shape.output_weights..self.shape.output_bias];
-        let mut out = self.values[self.shape.output_bias];
+    fn screlu_output(&self, a_us: &[f32; HIDDEN], a_them: &[f32; HIDDEN], bucket: usize) -> f32 {
+        let start = self.shape.output_weights_of(bucket);
+        let w = &self.values[start..start + 2 * HIDDEN];
+        let mut out = self.values[self.shape.output_bias + bucket];
         for j in 0..HIDDEN {
             let x = a_us[j].clamp(0.0, 1.0);
             let y = a_them[j].clamp(0.0, 1.0);
@@ -164,13 +194,19 @@ impl Params {
         for (j, b) in feature_bias.iter_mut().enumerate() {
             *b = q(self.values[shape.feature_bias + j], QA);
         }
-        let mut output_weights = [[0i16; HIDDEN]; 2];
-        for (half, weights) in output_weights.iter_mut().enumerate() {
-            for (j, w) in weights.iter_mut().enumerate() {
-                *w = q(self.values[shape.output_weights + half * HIDDEN + j], QB);
+        let mut output_weights = vec![[[0i16; HIDDEN]; 2]; shape.outputs];
+        for (bucket, halves) in output_weights.iter_mut().enumerate() {
+            let start = shape.output_weights_of(bucket);
+            for (half, weights) in halves.iter_mut().enumerate() {
+                for (j, w) in weights.iter_mut().enumerate() {
+                    *w = q(self.values[start + half * HIDDEN + j], QB);
+                }
             }
         }
-        let output_bias = (self.values[shape.output_bias] * (QA * QB) as f32).round() as i32;
+        let output_bias = self.values[shape.output_bias..]
+            .iter()
+            .map(|b| (b * (QA * QB) as f32).round() as i32)
+            .collect();
         let mut net = Network {
             layout: shape.layout,
             feature_weights,
@@ -179,82 +215,117 @@ impl Params {
             output_bias,
             hash: 0,
         };
-        net.hash =
-            kiraly::nnue::network::fnv1a(&net.to_bytes()[kiraly::nnue::network::HEADER_BYTES..]);
+        net.hash = kiraly::nnue::network::fnv1a(&net.param_bytes());
         net
     }
 
     /// The raw f32 values, for checkpoints (the layout is not stored: the
-    /// trainer's `--buckets` gives it).
+    /// trainer's `--buckets` and `--output-buckets` give it).
     pub fn to_bytes(&self) -> Vec<u8> {
         self.values.iter().flat_map(|v| v.to_le_bytes()).collect()
     }
 
-    /// A checkpoint of `shape`, or of one bucket spread to every bucket of
-    /// `shape`: each bucket starts as that net, so training begins from
-    /// what it knew and lets the buckets part where the data says so.
+    /// The shapes a checkpoint may have to start a model of `shape`: its
+    /// own, or one king bucket, or one output bucket, or both (each spread
+    /// by `spread`). Their sizes all differ, so the size tells them apart.
+    fn sources(shape: Shape) -> [Shape; 4] {
+        let one = |layout, outputs| Shape::with_outputs(layout, outputs).unwrap_or(shape);
+        [
+            shape,
+            one(ONE_BUCKET, shape.outputs),
+            one(shape.layout, 1),
+            one(ONE_BUCKET, 1),
+        ]
+    }
+
+    /// A checkpoint of `shape`, or of one king bucket and/or one output
+    /// bucket spread to every bucket of `shape`: each bucket starts as that
+    /// net, so training begins from what it knew and lets the buckets part
+    /// where the data says so.
     pub fn from_bytes(bytes: &[u8], shape: Shape) -> Result<Params, String> {
         let values: Vec<f32> = bytes
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        let one = Shape::default();
-        if bytes.len() == shape.len * 4 {
-            return Ok(Params { shape, values });
-        }
-        if bytes.len() != one.len * 4 {
-            return Err(format!(
-                "a checkpoint of {} king bucket(s) has {} bytes (one bucket: {}), not {}",
+        match Params::sources(shape)
+            .into_iter()
+            .find(|s| s.len * 4 == bytes.len())
+        {
+            Some(source) if source == shape => Ok(Params { shape, values }),
+            Some(source) => Ok(Params {
+                shape: source,
+                values,
+            }
+            .spread(shape)),
+            None => Err(format!(
+                "a checkpoint of {} king bucket(s) and {} output bucket(s) has {} bytes \
+                 (one king bucket: {}, one output bucket: {}, one of each: {}), not {}",
                 shape.buckets,
+                shape.outputs,
                 shape.len * 4,
-                one.len * 4,
+                Params::sources(shape)[1].len * 4,
+                Params::sources(shape)[2].len * 4,
+                Shape::default().len * 4,
                 bytes.len()
-            ));
+            )),
         }
-        Ok(Params { shape: one, values }.spread(shape))
     }
 
     /// The float model of an engine net (each weight divided by its scale:
     /// `quantise` gives the same net back), in `shape`: the net's own
-    /// layout, or a one-bucket net spread to every bucket of `shape`. A
-    /// net whose float checkpoint is gone (the built-in one, say) can
-    /// start the next training from what it knows.
+    /// layout, or a net of one king bucket and/or one output bucket spread
+    /// to every bucket of `shape`. A net whose float checkpoint is gone
+    /// (the built-in one, say) can start the next training from what it
+    /// knows.
     pub fn from_network(net: &Network, shape: Shape) -> Result<Params, String> {
-        let own = Shape::new(net.layout)?;
+        let own = Shape::with_outputs(net.layout, net.output_buckets())?;
         let mut values = Vec::with_capacity(own.len);
         let unscale = |w: i16, scale: i32| f32::from(w) / scale as f32;
         for column in &net.feature_weights {
             values.extend(column.iter().map(|&w| unscale(w, QA)));
         }
         values.extend(net.feature_bias.iter().map(|&b| unscale(b, QA)));
-        for half in &net.output_weights {
+        for half in net.output_weights.iter().flatten() {
             values.extend(half.iter().map(|&w| unscale(w, QB)));
         }
-        values.push(net.output_bias as f32 / (QA * QB) as f32);
+        values.extend(net.output_bias.iter().map(|&b| b as f32 / (QA * QB) as f32));
         let params = Params { shape: own, values };
+        let kings_fit = own.layout == shape.layout || own.buckets == 1;
+        let outputs_fit = own.outputs == shape.outputs || own.outputs == 1;
         if own == shape {
             Ok(params)
-        } else if own.buckets == 1 {
+        } else if kings_fit && outputs_fit {
             Ok(params.spread(shape))
         } else {
             Err(format!(
-                "a net of {} king buckets in another layout cannot start a net of {}",
-                own.buckets, shape.buckets
+                "a net of {} king bucket(s) and {} output bucket(s) cannot start a net of {} and {}",
+                own.buckets, own.outputs, shape.buckets, shape.outputs
             ))
         }
     }
 
-    /// This one-bucket model with its feature weights copied into every
-    /// bucket of `shape`.
+    /// This model in `shape`: a single king bucket's feature weights copied
+    /// into every king bucket, a single output bucket's weights and bias
+    /// into every output bucket (the rest as it is). The result evaluates
+    /// every position exactly as this model does.
     fn spread(&self, shape: Shape) -> Params {
-        let one = self.shape;
-        debug_assert_eq!(one.buckets, 1);
-        let columns = &self.values[..one.feature_bias];
+        let from = self.shape;
+        debug_assert!(from.buckets == 1 || from.layout == shape.layout);
+        debug_assert!(from.outputs == 1 || from.outputs == shape.outputs);
+        let columns = &self.values[..from.feature_bias];
         let mut values = Vec::with_capacity(shape.len);
-        for _ in 0..shape.buckets {
+        for _ in 0..shape.buckets / from.buckets {
             values.extend_from_slice(columns);
         }
-        values.extend_from_slice(&self.values[one.feature_bias..]);
+        values.extend_from_slice(&self.values[from.feature_bias..from.output_weights]);
+        let source = |bucket: usize| if from.outputs == 1 { 0 } else { bucket };
+        for bucket in 0..shape.outputs {
+            let start = from.output_weights_of(source(bucket));
+            values.extend_from_slice(&self.values[start..start + 2 * HIDDEN]);
+        }
+        for bucket in 0..shape.outputs {
+            values.push(self.values[from.output_bias + source(bucket)]);
+        }
         Params { shape, values }
     }
 }
@@ -289,19 +360,21 @@ pub fn gradient(params: &Params, batch: &[&Packed], lambda: f32) -> (f32, Vec<f3
                 };
                 params.accumulate(&us[..n], &mut a_us);
                 params.accumulate(&them[..n], &mut a_them);
-                let out = params.screlu_output(&a_us, &a_them);
-                let w = &params.values[shape.output_weights..shape.output_bias];
+                let bucket = params.output_bucket(pos);
+                let out = params.screlu_output(&a_us, &a_them, bucket);
+                let out_start = shape.output_weights_of(bucket);
+                let w = &params.values[out_start..out_start + 2 * HIDDEN];
                 let p = sigmoid(out);
                 let error = p - target(pos, lambda);
                 loss += error * error;
                 let g_out = 2.0 * error * p * (1.0 - p);
-                grad[shape.output_bias] += g_out;
+                grad[shape.output_bias + bucket] += g_out;
                 let (mut g_us, mut g_them) = ([0.0f32; HIDDEN], [0.0f32; HIDDEN]);
                 for j in 0..HIDDEN {
                     let x = a_us[j].clamp(0.0, 1.0);
                     let y = a_them[j].clamp(0.0, 1.0);
-                    grad[shape.output_weights + j] += g_out * x * x;
-                    grad[shape.output_weights + HIDDEN + j] += g_out * y * y;
+                    grad[out_start + j] += g_out * x * x;
+                    grad[out_start + HIDDEN + j] += g_out * y * y;
                     // d(x^2)/d(acc) = 2x inside the clip, 0 outside.
                     g_us[j] = if a_us[j] > 0.0 && a_us[j] < 1.0 {
                         g_out * w[j] * 2.0 * x
@@ -453,7 +526,7 @@ impl AdamW {
                 *v = b2 * *v + (1.0 - b2) * g * g;
                 let update = (*m / c1) / ((*v / c2).sqrt() + 1e-8);
                 let is_bias = (shape.feature_bias..shape.output_weights).contains(&i)
-                    || i == shape.output_bias;
+                    || i >= shape.output_bias;
                 let wd = if is_bias { 0.0 } else { decay * *p };
                 *p -= lr * (update + wd);
             });

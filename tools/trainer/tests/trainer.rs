@@ -61,21 +61,28 @@ fn positions(n: usize, seed: u64) -> Vec<(Chess, Packed)> {
 fn gradient_matches_finite_differences() {
     let data: Vec<Packed> = positions(64, 3).into_iter().map(|(_, p)| p).collect();
     let batch: Vec<&Packed> = data.iter().collect();
-    // With king buckets, so the columns checked are a bucket's own.
-    let shape = Shape::new(kiraly::nnue::layout_by_name("4").unwrap()).unwrap();
+    // With king buckets and output buckets, so the columns and output
+    // weights checked are a bucket's own.
+    let shape = Shape::with_outputs(kiraly::nnue::layout_by_name("4").unwrap(), 8).unwrap();
     let params = Params::random(shape, 5);
     let (_, grad) = gradient(&params, &batch, 0.3);
     // A few parameters of every kind: features that occur (kings, pawns),
-    // biases, output weights, output bias.
+    // biases, output weights and biases of the output buckets in use (these
+    // games keep most pieces: the last buckets).
     let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
     let n = params.features(&data[0], &mut us, &mut them).unwrap();
+    let hidden = kiraly::nnue::HIDDEN;
+    let last = shape.output_weights + 7 * 2 * hidden;
     let mut checked = vec![
-        us[0] as usize * kiraly::nnue::HIDDEN + 3,
-        them[n - 1] as usize * kiraly::nnue::HIDDEN + 7,
+        us[0] as usize * hidden + 3,
+        them[n - 1] as usize * hidden + 7,
         shape.output_weights - 5,
-        shape.output_weights + 2,
+        last + 2,
+        last + hidden + 9,
+        last - 2 * hidden + 4,
         shape.output_bias - 1,
-        shape.output_bias,
+        shape.output_bias + 6,
+        shape.output_bias + 7,
     ];
     checked.dedup();
     for &i in &checked {
@@ -109,20 +116,40 @@ fn a_bucketed_net_learns_and_the_engine_reads_it() {
     assert_eq!((net.buckets(), net.layout), (4, shape.layout));
 }
 
-/// A one-bucket checkpoint starts every bucket of a bucketed net: the two
-/// evaluate every position alike until training parts them.
+/// With eight output buckets, by the number of pieces: the engine reads the
+/// file and picks each position's bucket as the trainer does.
+#[test]
+fn a_net_with_output_buckets_learns_and_the_engine_reads_it() {
+    let shape = Shape::with_outputs(kiraly::nnue::ONE_BUCKET, 8).unwrap();
+    let net = learns_and_exports(shape);
+    assert_eq!(net.output_buckets(), 8);
+    assert!(Shape::with_outputs(kiraly::nnue::ONE_BUCKET, 9).is_err());
+    assert!(Shape::with_outputs(kiraly::nnue::ONE_BUCKET, 0).is_err());
+}
+
+/// A one-bucket checkpoint starts every bucket of a bucketed net, king
+/// buckets and output buckets alike: the two evaluate every position alike
+/// until training parts them.
 #[test]
 fn a_one_bucket_checkpoint_spreads_to_every_bucket() {
     let one = Params::random(Shape::default(), 9);
     let four = Shape::new(kiraly::nnue::layout_by_name("4").unwrap()).unwrap();
     let spread = Params::from_bytes(&one.to_bytes(), four).unwrap();
     assert_eq!(spread.values.len(), four.len);
+    let four_by_eight = Shape::with_outputs(four.layout, 8).unwrap();
+    let both = Params::from_bytes(&one.to_bytes(), four_by_eight).unwrap();
+    let from_four = Params::from_bytes(&spread.to_bytes(), four_by_eight).unwrap();
+    assert_eq!(both, from_four);
     for (_, packed) in positions(300, 5) {
         assert_eq!(one.output(&packed), spread.output(&packed));
+        assert_eq!(one.output(&packed), both.output(&packed));
     }
     let two = Shape::new(kiraly::nnue::layout_by_name("2").unwrap()).unwrap();
     assert!(Params::from_bytes(&spread.to_bytes(), two).is_err());
     assert!(Params::from_bytes(&one.to_bytes()[1..], Shape::default()).is_err());
+    // Eight output buckets do not shrink to four.
+    let four_outputs = Shape::with_outputs(four.layout, 4).unwrap();
+    assert!(Params::from_bytes(&both.to_bytes(), four_outputs).is_err());
 }
 
 /// An engine net turns back into the float model it came from (what
@@ -151,6 +178,42 @@ fn an_engine_net_starts_training_where_it_stands() {
     }
     let two = Shape::new(kiraly::nnue::layout_by_name("2").unwrap()).unwrap();
     assert!(Params::from_network(&spread_net, two).is_err());
+
+    // Spread to eight output buckets, the same again; trained apart, the
+    // buckets give the engine different evaluations where the piece count
+    // differs, and the engine's file keeps them.
+    let eight = Shape::with_outputs(net.layout, 8).unwrap();
+    let mut outputs = Params::from_network(net, eight).unwrap();
+    let outputs_net = outputs.quantise();
+    assert_eq!(outputs_net.output_buckets(), 8);
+    let sample = positions(300, 8);
+    for (pos, packed) in &sample {
+        assert_eq!(outputs.output(packed), own.output(packed));
+        assert_eq!(
+            accumulator::evaluate(&outputs_net, pos),
+            accumulator::evaluate(net, pos)
+        );
+    }
+    assert!(Params::from_network(&outputs_net, Shape::default()).is_err());
+    let back = Params::from_network(&outputs_net, eight).unwrap();
+    assert!(back.quantise().to_bytes() == outputs_net.to_bytes());
+    // Bucket 7 (30-32 pieces) alone made more optimistic: positions with
+    // that many pieces change, the others do not.
+    outputs.values[eight.output_bias + 7] += 0.5;
+    let changed = outputs.quantise();
+    for (pos, _) in &sample {
+        let many = pos.board().occupied().count() >= 30;
+        let (before, after) = (
+            accumulator::evaluate(net, pos),
+            accumulator::evaluate(&changed, pos),
+        );
+        assert_eq!(
+            many,
+            before != after,
+            "{} pieces",
+            pos.board().occupied().count()
+        );
+    }
 }
 
 fn learns_and_exports(shape: Shape) -> Network {
@@ -176,8 +239,12 @@ fn learns_and_exports(shape: Shape) -> Network {
     let after = reports.last().unwrap().validation_loss;
     assert!(after < 0.5 * before, "held-out loss {before} -> {after}");
 
-    // A queen up is clearly good for the side to move.
-    let fen: shakmaty::fen::Fen = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1".parse().unwrap();
+    // A queen up is clearly good for the side to move. (With 21 pieces, a
+    // count these random games pass through often: with eight output
+    // buckets, a bare king and queen's bucket may have seen no position.)
+    let fen: shakmaty::fen::Fen = "r3k2r/pppp1ppp/8/8/8/8/PPPP1PPP/R2QK2R w - - 0 1"
+        .parse()
+        .unwrap();
     let queen: Chess = fen.into_position(shakmaty::CastlingMode::Standard).unwrap();
     let packed = Packed::new(queen.board(), queen.turn(), 0, 0.5);
     assert!(
