@@ -247,23 +247,31 @@ fn eval_file_takes_any_king_bucket_layout() {
 }
 
 /// A net with output buckets loads with `EvalFile`, and the number of
-/// pieces picks the bucket: the built-in net spread to eight output buckets
-/// (each a copy of its output layer) evaluates exactly as the built-in net;
-/// raising the bias of the bucket of 30-32 pieces alone changes the
-/// evaluation of the starting position (32 pieces) and not of one with 21.
+/// pieces picks the bucket: a one-output net (the built-in net's first
+/// output bucket) spread to eight output buckets (each a copy of its output
+/// layer) evaluates exactly as the one-output net; raising the bias of the
+/// bucket of 30-32 pieces alone changes the evaluation of the starting
+/// position (32 pieces) and not of one with 21.
 #[test]
 fn eval_file_takes_output_buckets() {
     use kiraly::nnue::Network;
     let built_in = Network::from_bytes(&std::fs::read(net_path()).unwrap()).unwrap();
-    assert_eq!(built_in.output_buckets(), 1);
-    let mut spread = built_in.clone();
-    spread.output_weights = vec![built_in.output_weights[0]; 8];
-    spread.output_bias = vec![built_in.output_bias[0]; 8];
+    let mut one = built_in.clone();
+    one.output_weights.truncate(1);
+    one.output_bias.truncate(1);
+    let mut spread = one.clone();
+    spread.output_weights = vec![one.output_weights[0]; 8];
+    spread.output_bias = vec![one.output_bias[0]; 8];
     let mut changed = spread.clone();
     changed.output_bias[7] += 255 * 256 / 4; // a quarter of SCALE: +100 cp
     let dir = std::env::temp_dir().join(format!("kiraly-outputs-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (spread_path, changed_path) = (dir.join("spread.nnue"), dir.join("changed.nnue"));
+    let (one_path, spread_path, changed_path) = (
+        dir.join("one.nnue"),
+        dir.join("spread.nnue"),
+        dir.join("changed.nnue"),
+    );
+    std::fs::write(&one_path, one.to_bytes()).unwrap();
     std::fs::write(&spread_path, spread.to_bytes()).unwrap();
     std::fs::write(&changed_path, changed.to_bytes()).unwrap();
 
@@ -281,7 +289,7 @@ fn eval_file_takes_output_buckets() {
     };
     let file =
         |path: &std::path::Path| format!("setoption name EvalFile value {}\n", path.display());
-    let reference = run("");
+    let reference = run(&file(&one_path));
     assert_eq!(run(&file(&spread_path)), reference);
     let moved = run(&file(&changed_path));
     assert_ne!(moved[0], reference[0], "32 pieces: the changed bucket");

@@ -736,8 +736,9 @@ fn clear_hash_empties_the_table() {
     let fresh = nodes(&mut e);
     eprintln!("first {first}, warm {warm}, after Clear Hash {cleared}, after ucinewgame {fresh}");
     assert_eq!(fresh, first, "ucinewgame must repeat the first search");
-    // With the generation-3 net (bench 1798685) the counts at depth 9 are
-    // 13957, 6874, 8816, 13957: half off for the warm table, and Clear Hash
+    // With the generation-4 net (bench 1756090) the counts at depth 9 are
+    // 15276, 3665, 13136, 15276 (generation 3: 13957, 6874, 8816, 13957):
+    // three quarters off for the warm table, and Clear Hash
     // gives part of it back (the histories stay warm). An ignored Clear
     // Hash would search about as little as the warm table. The depth is
     // chosen where a warm table pays (generation 2: 15239, 4993, 7587; at

@@ -159,13 +159,18 @@ fn a_one_bucket_checkpoint_spreads_to_every_bucket() {
 #[test]
 fn an_engine_net_starts_training_where_it_stands() {
     let net = kiraly::nnue::embedded().expect("a built-in net");
-    let own = Params::from_network(net, Shape::new(net.layout).unwrap()).unwrap();
+    let own_shape = Shape::with_outputs(net.layout, net.output_buckets()).unwrap();
+    let own = Params::from_network(net, own_shape).unwrap();
     // Compared as a whole: the files are megabytes, not worth printing.
     assert!(
         own.quantise().to_bytes() == net.to_bytes(),
         "not the same net"
     );
-    let four = Shape::new(kiraly::nnue::layout_by_name("4").unwrap()).unwrap();
+    let four = Shape::with_outputs(
+        kiraly::nnue::layout_by_name("4").unwrap(),
+        net.output_buckets(),
+    )
+    .unwrap();
     let spread = Params::from_network(net, four).unwrap();
     let spread_net = spread.quantise();
     assert_eq!(spread_net.buckets(), 4);
@@ -179,19 +184,25 @@ fn an_engine_net_starts_training_where_it_stands() {
     let two = Shape::new(kiraly::nnue::layout_by_name("2").unwrap()).unwrap();
     assert!(Params::from_network(&spread_net, two).is_err());
 
-    // Spread to eight output buckets, the same again; trained apart, the
-    // buckets give the engine different evaluations where the piece count
-    // differs, and the engine's file keeps them.
+    // Spread to eight output buckets (from the built-in net's first, if it
+    // has several), the same again; trained apart, the buckets give the
+    // engine different evaluations where the piece count differs, and the
+    // engine's file keeps them.
+    let mut first = net.clone();
+    first.output_weights.truncate(1);
+    first.output_bias.truncate(1);
+    let first_shape = Shape::new(first.layout).unwrap();
+    let first_params = Params::from_network(&first, first_shape).unwrap();
     let eight = Shape::with_outputs(net.layout, 8).unwrap();
-    let mut outputs = Params::from_network(net, eight).unwrap();
+    let mut outputs = Params::from_network(&first, eight).unwrap();
     let outputs_net = outputs.quantise();
     assert_eq!(outputs_net.output_buckets(), 8);
     let sample = positions(300, 8);
     for (pos, packed) in &sample {
-        assert_eq!(outputs.output(packed), own.output(packed));
+        assert_eq!(outputs.output(packed), first_params.output(packed));
         assert_eq!(
             accumulator::evaluate(&outputs_net, pos),
-            accumulator::evaluate(net, pos)
+            accumulator::evaluate(&first, pos)
         );
     }
     assert!(Params::from_network(&outputs_net, Shape::default()).is_err());
@@ -204,7 +215,7 @@ fn an_engine_net_starts_training_where_it_stands() {
     for (pos, _) in &sample {
         let many = pos.board().occupied().count() >= 30;
         let (before, after) = (
-            accumulator::evaluate(net, pos),
+            accumulator::evaluate(&first, pos),
             accumulator::evaluate(&changed, pos),
         );
         assert_eq!(
