@@ -190,6 +190,40 @@ fn nnue_evaluations(lines: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// The `NNUE evaluation` lines of `eval` for each of `positions` (UCI
+/// `position` and `eval` lines), with each net of `nets` loaded by
+/// `EvalFile` in turn from a temporary file; no net may be refused.
+fn evaluations_with_nets(
+    tag: &str,
+    nets: &[&kiraly::nnue::Network],
+    positions: &str,
+) -> Vec<Vec<String>> {
+    let dir = std::env::temp_dir().join(format!("kiraly-{tag}-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let expected = positions.matches("eval\n").count();
+    let results = nets
+        .iter()
+        .enumerate()
+        .map(|(i, net)| {
+            let path = dir.join(format!("net{i}.nnue"));
+            std::fs::write(&path, net.to_bytes()).unwrap();
+            let lines = engine(&format!(
+                "setoption name EvalFile value {}\n{positions}quit\n",
+                path.display()
+            ));
+            assert!(
+                !lines.iter().any(|l| l.starts_with("info string")),
+                "{lines:#?}"
+            );
+            let evaluations = nnue_evaluations(&lines);
+            assert_eq!(evaluations.len(), expected, "{lines:#?}");
+            evaluations
+        })
+        .collect();
+    std::fs::remove_dir_all(&dir).ok();
+    results
+}
+
 /// A net with king buckets loads with `EvalFile` in the same build, and its
 /// buckets are indexed by the king's square: a one-bucket net (the built-in
 /// net's first bucket) spread to four buckets (each a copy of it) evaluates
@@ -212,38 +246,16 @@ fn eval_file_takes_any_king_bucket_layout() {
     for column in &mut changed.feature_weights[3 * INPUTS..] {
         column.iter_mut().for_each(|w| *w = w.wrapping_add(20));
     }
-    let dir = std::env::temp_dir().join(format!("kiraly-buckets-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (one_path, spread_path, changed_path) = (
-        dir.join("one.nnue"),
-        dir.join("spread.nnue"),
-        dir.join("changed.nnue"),
-    );
-    std::fs::write(&one_path, one.to_bytes()).unwrap();
-    std::fs::write(&spread_path, spread.to_bytes()).unwrap();
-    std::fs::write(&changed_path, changed.to_bytes()).unwrap();
-
     // Kings on their first ranks, then White's king on e4 (bucket 3).
     let positions = "position startpos\neval\n\
                      position fen 4k3/pppp1ppp/8/8/4K3/8/PPPP1PPP/8 w - - 0 1\neval\n";
-    let run = |file: &str| {
-        let lines = engine(&format!(
-            "setoption name EvalFile value {file}\n{positions}quit\n"
-        ));
-        assert!(
-            !lines.iter().any(|l| l.starts_with("info string")),
-            "{lines:#?}"
-        );
-        let evaluations = nnue_evaluations(&lines);
-        assert_eq!(evaluations.len(), 2, "{lines:#?}");
-        evaluations
-    };
-    let reference = run(&one_path.display().to_string());
-    assert_eq!(run(&spread_path.display().to_string()), reference);
-    let moved = run(&changed_path.display().to_string());
+    let [reference, spread, moved]: [Vec<String>; 3] =
+        evaluations_with_nets("buckets", &[&one, &spread, &changed], positions)
+            .try_into()
+            .unwrap();
+    assert_eq!(spread, reference);
     assert_eq!(moved[0], reference[0], "no king in the changed bucket");
     assert_ne!(moved[1], reference[1], "White's king in the changed bucket");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A net with output buckets loads with `EvalFile`, and the number of
@@ -264,35 +276,13 @@ fn eval_file_takes_output_buckets() {
     spread.output_bias = vec![one.output_bias[0]; 8];
     let mut changed = spread.clone();
     changed.output_bias[7] += 255 * 256 / 4; // a quarter of SCALE: +100 cp
-    let dir = std::env::temp_dir().join(format!("kiraly-outputs-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (one_path, spread_path, changed_path) = (
-        dir.join("one.nnue"),
-        dir.join("spread.nnue"),
-        dir.join("changed.nnue"),
-    );
-    std::fs::write(&one_path, one.to_bytes()).unwrap();
-    std::fs::write(&spread_path, spread.to_bytes()).unwrap();
-    std::fs::write(&changed_path, changed.to_bytes()).unwrap();
-
     let positions = "position startpos\neval\n\
                      position fen r3k2r/pppp1ppp/8/8/8/8/PPPP1PPP/R2QK2R w - - 0 1\neval\n";
-    let run = |setup: &str| {
-        let lines = engine(&format!("{setup}{positions}quit\n"));
-        assert!(
-            !lines.iter().any(|l| l.starts_with("info string")),
-            "{lines:#?}"
-        );
-        let evaluations = nnue_evaluations(&lines);
-        assert_eq!(evaluations.len(), 2, "{lines:#?}");
-        evaluations
-    };
-    let file =
-        |path: &std::path::Path| format!("setoption name EvalFile value {}\n", path.display());
-    let reference = run(&file(&one_path));
-    assert_eq!(run(&file(&spread_path)), reference);
-    let moved = run(&file(&changed_path));
+    let [reference, spread, moved]: [Vec<String>; 3] =
+        evaluations_with_nets("outputs", &[&one, &spread, &changed], positions)
+            .try_into()
+            .unwrap();
+    assert_eq!(spread, reference);
     assert_ne!(moved[0], reference[0], "32 pieces: the changed bucket");
     assert_eq!(moved[1], reference[1], "21 pieces: another bucket");
-    std::fs::remove_dir_all(&dir).ok();
 }
