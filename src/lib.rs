@@ -9,6 +9,7 @@ pub mod correction;
 pub mod engine;
 pub mod eval;
 pub mod faults;
+pub mod generator_pause;
 pub mod history;
 pub mod movegen;
 pub mod movepick;

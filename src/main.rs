@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use kiraly::generator_pause::GeneratorPause;
 use kiraly::{bench, engine, perft, search, uci};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
@@ -127,10 +128,12 @@ fn main() -> ExitCode {
                     }
                 }
             };
+            let _pause = GeneratorPause::hold("bench");
             let (nodes, nps) = bench::run(depth, net);
             println!("{nodes} nodes {nps} nps");
         }
         Some(Tool::Speedtest { threads, ms }) => {
+            let _pause = GeneratorPause::hold("speedtest");
             let (nodes, nps) = bench::run_timed(threads, ms);
             println!("{nodes} nodes {nps} nps");
         }

@@ -19,6 +19,7 @@ tools/stats.py.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import io
 import json
@@ -47,6 +48,7 @@ import chess.pgn  # noqa: E402
 import chess.syzygy  # noqa: E402
 
 import stats  # noqa: E402
+import selfplay  # noqa: E402
 
 MATE_SCORE = 100000          # centipawn value used for "mate in N" in adjudication
 
@@ -1239,6 +1241,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--pgn", metavar="FILE", help="append finished games to this PGN file")
     g.add_argument("--json", metavar="FILE", help="write the final results as JSON")
     g.add_argument("--log", metavar="FILE", help="log all UCI traffic with timestamps")
+    g.add_argument("--no-pause-generator", action="store_true",
+                   help="leave the self-play generator (tools/selfplay.py) running during a "
+                        "clocked match (by default it is paused while the games run)")
     g.add_argument("--event", default="Kiraly match", help="PGN Event tag")
     g.add_argument("--site", default="?", help="PGN Site tag")
     g.add_argument("--quiet", action="store_true", help="no per-game lines, only the summary")
@@ -1503,6 +1508,12 @@ def main(argv=None) -> int:
         print(f"SPRT: {args.sprt_obj.describe()}")
     sys.stdout.flush()
 
+    # Clocked games are timed work: a running self-play generator is paused
+    # for as long as they run (node- and depth-limited games need no pause).
+    clocked = any(e.limits.has_clock or e.limits.movetime is not None for e in engines)
+    generator_pause = contextlib.ExitStack()
+    if generator_pause.enter_context(selfplay.hold("match", clocked and not args.no_pause_generator)):
+        print("Self-play generator paused for the match")
     match = Match(args, engines, book, pairings, rounds, games_per, log)
     pstats = {p: PairingStats(*p) for p in pairings}
     failures = {i: {k: 0 for k in FAILURE_KINDS} for i in range(n)}
@@ -1577,6 +1588,7 @@ def main(argv=None) -> int:
                 break
             if res is not None:
                 handle(res)
+    generator_pause.close()
     played, late = counters["played"], counters["late"]
     if pgn_file:
         pgn_file.close()

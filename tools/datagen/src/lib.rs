@@ -3,12 +3,14 @@
 //!
 //! * [`format`]: whole games at about 4 bytes a position; filters applied
 //!   when reading.
+//! * [`chess960`]: Chess960 and double-Chess960 start positions.
 //! * [`play`]: self-play games with a soft node limit, every ply written.
 //! * [`pgn`]: PGNs with engine score comments (fastchess, cutechess,
 //!   OpenBench, `tools/match.py`) to records.
 //! * [`text`]: the older `<FEN> | <score> | <result>` lines to records.
 //! * [`stats`]: counts, result split and score histogram of a file.
 
+pub mod chess960;
 pub mod format;
 pub mod pgn;
 pub mod play;

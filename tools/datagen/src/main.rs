@@ -45,6 +45,12 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Print the hash that identifies a net (`embedded` for the built-in
+    /// one), as `play` names it in its first progress line.
+    NetHash {
+        #[arg(long, default_value = "embedded")]
+        net: String,
+    },
     /// Print the games, positions, result split and score histogram of data
     /// files, and how many positions the training filter keeps.
     Stats {
@@ -90,6 +96,10 @@ struct PlayArgs {
     /// random seed; game k of a run depends only on it and k [default: the clock]
     #[arg(long)]
     seed: Option<u64>,
+    /// share of games (0..1) started from Chess960 positions, half of them
+    /// double Chess960 (each side its own back rank); the rest as without it
+    #[arg(long, default_value_t = 0.0, value_parser = share)]
+    chess960: f64,
     /// seconds between progress lines on stderr
     #[arg(long, default_value_t = 10.0)]
     progress_secs: f64,
@@ -121,6 +131,13 @@ impl FilterArgs {
             skip_tactical: !self.keep_noisy,
             max_score: self.max_score,
         }
+    }
+}
+
+fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err("expected a share between 0 and 1".into()),
     }
 }
 
@@ -156,6 +173,7 @@ fn run(command: Command) -> Result<(), String> {
                 opening_max_score: args.opening_max_score,
                 hash_mb: args.hash as usize,
                 seed: args.seed.unwrap_or_else(clock_seed),
+                chess960: args.chess960,
                 progress_secs: args.progress_secs,
                 net: args
                     .net
@@ -164,6 +182,11 @@ fn run(command: Command) -> Result<(), String> {
                     .transpose()?,
             };
             play::run(&config, true).map(|_| ())
+        }
+        Command::NetHash { net } => {
+            let net = kiraly::nnue::load_named_for_run(&net)?;
+            println!("{:016x}", net.hash);
+            Ok(())
         }
         Command::Pgn { inputs, output } => {
             let mut out = append_to(&output)?;

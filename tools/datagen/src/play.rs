@@ -25,6 +25,7 @@ use kiraly::board::Board;
 use kiraly::openings::{game_over, load_book, random_walk, GameResult, Rng, SoloSearch};
 use shakmaty::{Chess, Color, Position};
 
+use crate::chess960;
 use crate::format::{encode_move, scan_records, stored_score, Game, Ply, MAX_PLIES};
 
 /// A game is adjudicated as won once the score is at least this (in
@@ -42,6 +43,9 @@ pub const DRAW_PLIES: u32 = 10;
 pub const MAX_GAME_PLIES: usize = 400;
 /// Attempts at finding a balanced random opening before a game is skipped.
 const OPENING_TRIES: usize = 100;
+/// Mixed into the seed for the choice of a game's start, a stream of its
+/// own: the standard games of a run are the same whatever the Chess960 share.
+const START_STREAM: u64 = 0x9600_0960_C4E5_5960;
 
 #[derive(Clone, Debug)]
 pub struct PlayConfig {
@@ -56,6 +60,9 @@ pub struct PlayConfig {
     pub opening_max_score: i32,
     pub hash_mb: usize,
     pub seed: u64,
+    /// The share of games (0..=1) started from Chess960 or double-Chess960
+    /// positions instead of the standard one or the book.
+    pub chess960: f64,
     pub progress_secs: f64,
     /// Search with this net instead of the hand-crafted evaluation.
     pub net: Option<&'static kiraly::nnue::Network>,
@@ -75,6 +82,7 @@ impl Default for PlayConfig {
             opening_max_score: 500,
             hash_mb: 4,
             seed: 0,
+            chess960: 0.0,
             progress_secs: 10.0,
             net: None,
         }
@@ -97,9 +105,15 @@ pub fn play_game(
     config: &PlayConfig,
     number: u64,
 ) -> Option<Played> {
+    let mut start_rng = Rng::for_game(config.seed ^ START_STREAM, number);
+    let draw = [(); 3].map(|_| start_rng.next_u64());
+    let chess960_start = chess960::choose(config.chess960, draw).position();
     let mut rng = Rng::for_game(config.seed, number);
     for attempt in 0..OPENING_TRIES {
-        let start = &starts[rng.below(starts.len())];
+        let start = match &chess960_start {
+            Some(pos) => pos,
+            None => &starts[rng.below(starts.len())],
+        };
         let Some((board, history)) = random_walk(start, config.random_plies, &mut rng) else {
             continue;
         };
@@ -278,7 +292,7 @@ pub fn run(config: &PlayConfig, progress: bool) -> Result<Summary, String> {
         .collect::<Result<Vec<_>, _>>()?;
     if progress {
         eprintln!(
-            "datagen: seed {} | {} | threads {} | soft nodes {} | hard nodes {} | random plies {} | {} start position(s) | {} ({} games already)",
+            "datagen: seed {} | {} | threads {} | soft nodes {} | hard nodes {} | random plies {} | {} start position(s), Chess960 share {} | {} ({} games already)",
             config.seed,
             config.net.map_or_else(
                 || "hand-crafted evaluation".to_string(),
@@ -289,6 +303,7 @@ pub fn run(config: &PlayConfig, progress: bool) -> Result<Summary, String> {
             config.hard_nodes,
             config.random_plies,
             starts.len(),
+            config.chess960,
             config.output.display(),
             existing_games,
         );

@@ -234,3 +234,95 @@ fn converts_text_and_pgn_and_refuses_garbage() {
         std::fs::remove_file(p).unwrap();
     }
 }
+
+#[test]
+fn chess960_games_round_trip_with_their_castling() {
+    let path = temp_path("chess960.kdat");
+    let out = datagen(&[
+        "play",
+        "--games",
+        "16",
+        "--soft-nodes",
+        "300",
+        "--hard-nodes",
+        "3000",
+        "--threads",
+        "2",
+        "--hash",
+        "1",
+        "--seed",
+        "960",
+        "--chess960",
+        "1",
+        "--output",
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let games = read_games(&path);
+    assert_eq!(games.len(), 16);
+    let standard = shakmaty::Chess::default();
+    let (mut double, mut castles) = (0, 0);
+    for game in &games {
+        // The file keeps Chess960 castling, or castling moves would not replay.
+        assert_eq!(
+            game.start.castles().mode(),
+            shakmaty::CastlingMode::Chess960
+        );
+        assert_ne!(game.start.board(), standard.board(), "a standard start");
+        let board = game.start.board();
+        let back_rank = |rank: shakmaty::Rank| {
+            shakmaty::File::ALL.map(|f| board.role_at(shakmaty::Square::from_coords(f, rank)))
+        };
+        double +=
+            usize::from(back_rank(shakmaty::Rank::First) != back_rank(shakmaty::Rank::Eighth));
+    }
+    // Every ply replays legally from the recorded start, castling included.
+    let mut seen = 0;
+    let bytes = std::fs::read(&path).unwrap();
+    for_each_sample(&mut bytes.as_slice(), &Filter::none(), |s| {
+        seen += 1;
+        castles += usize::from(s.mv.is_some_and(|m| m.is_castle()));
+    })
+    .unwrap();
+    assert_eq!(seen, games.iter().map(|g| g.plies.len()).sum::<usize>());
+    assert!(
+        castles > 0,
+        "no game castled: the castling round trip is untested"
+    );
+    assert!(
+        double > 0 && double < 16,
+        "{double} of 16 double-Chess960 starts"
+    );
+    // A share of zero plays the same standard games as a run without it.
+    let a = temp_path("share0.kdat");
+    let b = temp_path("noshare.kdat");
+    play(&a, "2", "5");
+    let out = datagen(&[
+        "play",
+        "--games",
+        "2",
+        "--soft-nodes",
+        "300",
+        "--hard-nodes",
+        "3000",
+        "--threads",
+        "2",
+        "--hash",
+        "1",
+        "--seed",
+        "5",
+        "--chess960",
+        "0",
+        "--output",
+        b.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    for p in [path, a, b] {
+        let _ = std::fs::remove_file(p);
+    }
+}

@@ -1,0 +1,205 @@
+"""The self-play generator service (tools/selfplay.py) end to end.
+
+Starts the real datagen binary ($DATAGEN_BIN, else target/release/datagen) as
+a service in a private runtime folder with tiny searches, and checks: a second
+`start` is refused; `status` reports the file, net, games and positions;
+`pause`/`resume` stop and continue the process; a clocked tools/match.py match
+holds it for exactly as long as it plays, a node-limited one does not; a kill
+in the middle of a game loses only that game (the supervisor restarts datagen,
+which resumes after the whole games with the same seed); `stop` ends it and a
+new `start` resumes the same file; `kiraly bench` holds it too.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+from test_datagen_pgn import datagen_path, read_records
+from test_match import REPO, require_engine
+
+SELFPLAY = os.path.join(REPO, "tools", "selfplay.py")
+MATCH = os.path.join(REPO, "tools", "match.py")
+
+
+def proc_state(pid):
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def wait_for(predicate, timeout=30.0, step=0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
+@unittest.skipUnless(sys.platform.startswith("linux"), "the service uses /proc and signals")
+class SelfPlayService(unittest.TestCase):
+    def setUp(self):
+        self.datagen = datagen_path(self)
+        self.tmp = tempfile.mkdtemp(prefix="kiraly-selfplay-test-")
+        self.data = os.path.join(self.tmp, "data")
+        self.env = {**os.environ, "KIRALY_SELFPLAY_RUNTIME": os.path.join(self.tmp, "run")}
+        self.env.pop("KIRALY_NO_GENERATOR_PAUSE", None)
+
+    def tearDown(self):
+        self.sp("stop", check=False)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def sp(self, *args, check=True):
+        out = subprocess.run([sys.executable, SELFPLAY, *args], env=self.env,
+                             capture_output=True, text=True, timeout=60)
+        if check:
+            self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        return out
+
+    def start(self):
+        return self.sp("start", self.data, "--datagen", self.datagen, "--soft-nodes", "200",
+                       "--hard-nodes", "2000", "--threads", "1", "--seed", "3",
+                       "--chess960", "0.5")
+
+    def pid(self):
+        try:
+            with open(os.path.join(self.tmp, "run", "datagen.pid"), encoding="utf-8") as f:
+                pid = int(f.read())
+            return pid if proc_state(pid) not in (None, "Z") else None
+        except (OSError, ValueError):
+            return None
+
+    def data_file(self):
+        files = [f for f in os.listdir(self.data) if f.endswith(".kdat")]
+        self.assertEqual(len(files), 1, files)
+        return os.path.join(self.data, files[0])
+
+    def games(self):
+        return len(read_records(self.data_file()))
+
+    def test_service_lifecycle(self):
+        out = self.start()
+        self.assertIn("new file", out.stdout)
+        refused = self.sp("start", self.data, "--datagen", self.datagen, check=False)
+        self.assertEqual(refused.returncode, 1)
+        self.assertIn("already running", refused.stderr)
+
+        first = self.pid()
+        self.assertIsNotNone(first)
+        self.assertTrue(wait_for(lambda: self.games() >= 3), "no games written")
+        status = self.sp("status").stdout
+        self.assertIn("running", status)
+        self.assertIn(self.data_file(), status)
+        self.assertRegex(status, r"net +[0-9a-f]{16} \(embedded\)")
+        self.assertRegex(status, r"so far +\d+ games, \d+ positions, CPU")
+        self.assertIn("Chess960 share 0.5", status)
+
+        # pause / resume
+        self.sp("pause")
+        self.assertEqual(proc_state(first), "T")
+        self.assertIn("paused by manual", self.sp("status").stdout)
+        held = self.games()
+        time.sleep(1.0)
+        self.assertEqual(self.games(), held, "games written while paused")
+        self.sp("resume")
+        self.assertNotEqual(proc_state(first), "T")
+
+        # a kill in the middle of a game: the supervisor restarts datagen,
+        # which keeps every whole game and repeats none.
+        before = self.games()
+        os.kill(first, 9)
+        second = wait_for(lambda: self.pid() if self.pid() not in (None, first) else None)
+        self.assertIsNotNone(second, "datagen was not restarted")
+        self.assertTrue(wait_for(lambda: self.games() > before + 2), "no games after the restart")
+
+        # stop, then start resumes the same file
+        self.sp("stop")
+        self.assertIsNone(self.pid())
+        self.assertIn("not running", self.sp("status").stdout)
+        count = self.games()
+        out = self.start()
+        self.assertIn("resuming", out.stdout)
+        self.assertTrue(wait_for(lambda: self.games() > count), "the resumed run wrote nothing")
+        self.sp("stop")
+        self.assertEqual(len(read_records(self.data_file())), self.games())
+        # The games are a function of the seed and their number only: a
+        # fresh run of as many games with the same seed writes the same bytes,
+        # so the kill and the restart lost and repeated nothing.
+        reference = os.path.join(self.tmp, "reference.kdat")
+        n = self.games()
+        subprocess.run([self.datagen, "play", "--output", reference, "--net", "embedded",
+                        "--soft-nodes", "200", "--hard-nodes", "2000", "--random-plies", "8",
+                        "--chess960", "0.5", "--seed", "3", "--threads", "1", "--games", str(n)],
+                       check=True, capture_output=True, timeout=300)
+        with open(reference, "rb") as a, open(self.data_file(), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
+    def test_timed_work_holds_the_generator(self):
+        engine = require_engine(self)
+        self.start()
+        pid = self.pid()
+        self.assertTrue(wait_for(lambda: proc_state(pid) in ("R", "S")))
+
+        seen = []
+        def watch(stop):
+            while not stop.is_set():
+                seen.append(proc_state(pid))
+                time.sleep(0.01)
+
+        def run_match(limit):
+            stop = threading.Event()
+            seen.clear()
+            watcher = threading.Thread(target=watch, args=(stop,))
+            watcher.start()
+            out = subprocess.run(
+                [sys.executable, MATCH, "--engine", f"cmd={engine}", "name=a",
+                 "--engine", f"cmd={engine}", "name=b", *limit, "--games", "2", "--quiet"],
+                env=self.env, capture_output=True, text=True, timeout=120)
+            stop.set()
+            watcher.join()
+            self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+            return out.stdout
+
+        # While a clocked match plays, datagen is stopped the whole time ...
+        stdout = run_match(["--tc", "0.5+0.02"])
+        self.assertIn("generator paused", stdout)
+        middle = seen[len(seen) // 4: 3 * len(seen) // 4]
+        self.assertTrue(middle and all(s == "T" for s in middle), set(middle))
+        # ... and runs again once it has finished.
+        self.assertTrue(wait_for(lambda: proc_state(pid) != "T", timeout=5))
+        # A node-limited match is not timed work.
+        stdout = run_match(["--nodes", "2000"])
+        self.assertNotIn("generator paused", stdout)
+        self.assertNotIn("T", seen[len(seen) // 4: 3 * len(seen) // 4])
+
+        # `kiraly bench` holds it too, and lets it go.
+        bench = subprocess.run([engine, "bench", "4"], env=self.env, capture_output=True,
+                               text=True, timeout=120)
+        self.assertEqual(bench.returncode, 0)
+        self.assertIn(f"generator {pid} paused", bench.stderr)
+        self.assertTrue(wait_for(lambda: proc_state(pid) != "T", timeout=5))
+        # The engine's own opt-out.
+        quiet = subprocess.run([engine, "bench", "2"], capture_output=True, text=True,
+                               env={**self.env, "KIRALY_NO_GENERATOR_PAUSE": "1"}, timeout=120)
+        self.assertNotIn("paused", quiet.stderr)
+        # A holder that dies without releasing does not hold for ever.
+        holder = subprocess.Popen([sys.executable, SELFPLAY, "hold", "--", "sleep", "30"],
+                                  env=self.env)
+        self.assertTrue(wait_for(lambda: proc_state(pid) == "T", timeout=10))
+        holder.kill()
+        holder.wait()
+        # (the `sleep` child lives on; its holder process is gone)
+        self.assertTrue(wait_for(lambda: proc_state(pid) != "T", timeout=5),
+                        "a dead holder kept the generator paused")
+
+
+if __name__ == "__main__":
+    unittest.main()
