@@ -16,7 +16,7 @@ VENV_PYTHON = $(VENV)/bin/python
 # `make NATIVE=` builds a portable binary.
 NATIVE ?= -C target-cpu=native
 
-.PHONY: all test test-imports test-engine test-tools test-ecosystem venv bench clean release release-setup test-release
+.PHONY: all test test-imports test-engine test-tools test-ecosystem venv bench selfplay clean release release-setup test-release
 
 all:
 	RUSTFLAGS="$(NATIVE)" $(CARGO) build --release --bin kiraly --target-dir target/native
@@ -74,6 +74,13 @@ test-release: $(VENV)/installed
 
 bench: all
 	"$(abspath $(EXE))" bench
+
+# The self-play generator as a background service on DATA (a folder outside
+# the repository); docs/data.md.
+selfplay:
+	@test -n "$(DATA)" || { echo "make selfplay DATA=<folder for the data>" >&2; exit 2; }
+	$(CARGO) build --release -p datagen
+	$(PYTHON) tools/selfplay.py start "$(DATA)"
 
 clean:
 	$(CARGO) clean

@@ -18,7 +18,9 @@ OUT=${OUT:-/tmp/kiraly-stress}
 mkdir -p "$OUT"
 
 cargo build --release -p datagen
-./target/release/datagen --threads 2 --nodes 5000 --append --output "$OUT/load-positions.txt" \
+# The load is a generator of its own; match.py pauses only the service's
+# (tools/selfplay.py), whose data this run must not disturb.
+./target/release/datagen play --threads 2 --soft-nodes 5000 --output "$OUT/load.kdat" \
     > "$OUT/load.log" 2>&1 &
 LOAD=$!
 trap 'kill $LOAD 2>/dev/null || true' EXIT
