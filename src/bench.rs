@@ -10,9 +10,9 @@ use shakmaty::{CastlingMode, Chess};
 
 use crate::board::Board;
 use crate::nnue::Network;
-use crate::search::{Limits, SearchContext, Searcher, Signals};
+use crate::search::{SearchContext, Searcher, Signals};
 use crate::threadpool::SEARCH_STACK_BYTES;
-use crate::time::budget_for_movetime;
+use crate::time::{budget_for_movetime, Limits};
 use crate::tt::TranspositionTable;
 
 pub const DEFAULT_DEPTH: i32 = 11;

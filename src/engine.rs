@@ -14,11 +14,11 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 use crate::board::{castling_mode, Board};
 use crate::options::{self, OptionChange, Options};
 use crate::perft::divide_report;
-use crate::search::{Limits, Signals};
+use crate::search::Signals;
 use crate::strength::StrengthLimit;
 use crate::tb::Tables;
 use crate::threadpool::{send_bestmove, Job, ThreadPool};
-use crate::time::{budget_for_clock, budget_for_movetime, Clock};
+use crate::time::{budget_for_clock, budget_for_movetime, Clock, Limits};
 use crate::tt::TranspositionTable;
 use crate::uci::{report_problem, send, Command, GoParams, PositionSpec};
 

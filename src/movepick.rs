@@ -235,17 +235,17 @@ pub struct MovePicker<'a> {
 }
 
 impl<'a> MovePicker<'a> {
-    /// A picker for `pos`, with the table's move `tt_move` (checked here),
-    /// the node's killer moves and the counter-move to the previous move
-    /// (checked when their stage comes).
+    /// A picker for `pos`, with the table's move `tt_move` (legal: the
+    /// caller decoded it with [`legal_tt_move`]), the node's killer moves
+    /// and the counter-move to the previous move (checked when their stage
+    /// comes).
     #[inline]
     pub fn new(
         pos: &'a Chess,
-        tt_move: PackedMove,
+        tt_move: Option<Move>,
         killers: [Option<Move>; 2],
         counter: Option<Move>,
     ) -> MovePicker<'a> {
-        let tt_move = legal_tt_move(pos, tt_move);
         let mut refutations = [None; 3];
         let mut n = 0;
         for m in [killers[0], killers[1], counter].into_iter().flatten() {
@@ -268,11 +268,6 @@ impl<'a> MovePicker<'a> {
             quiets_generated: false,
             skip_quiets: false,
         }
-    }
-
-    /// The table move, when it is legal: the picker's first move.
-    pub fn tt_move(&self) -> Option<Move> {
-        self.tt_move
     }
 
     /// Drops the quiet moves not yet returned that do not give check,
@@ -769,7 +764,7 @@ mod tests {
                     .map_or(PackedMove::NONE, |&m| PackedMove::new(m)),
             ] {
                 let ctx = tables.context([rng.below(PIECE_TO), rng.below(PIECE_TO)]);
-                let mut picker = MovePicker::new(pos, tt, killers, counter);
+                let mut picker = MovePicker::new(pos, legal_tt_move(pos, tt), killers, counter);
                 let refutations = picker.refutations;
                 let got = drain(&mut picker, &ctx, None);
                 let seen: HashSet<Move> = got.iter().copied().collect();
@@ -819,7 +814,7 @@ mod tests {
             let counter = quiets.iter().copied().find(|&m| checks(pos, m));
             let tt = PackedMove(rng.next() as u16 & 0x0fff);
             let ctx = tables.context([0, 1]);
-            let mut picker = MovePicker::new(pos, tt, [killer, None], counter);
+            let mut picker = MovePicker::new(pos, legal_tt_move(pos, tt), [killer, None], counter);
             let skip_after = rng.below(legal.len() + 1);
             let got = drain(&mut picker, &ctx, Some(skip_after));
             // What came before the skip, the noisy moves and the quiet

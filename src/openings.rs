@@ -17,7 +17,8 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Outcome, Position};
 
 use crate::board::Board;
-use crate::search::{Limits, SearchContext, SearchResult, Searcher, Signals};
+use crate::search::{SearchContext, SearchResult, Searcher, Signals};
+use crate::time::Limits;
 use crate::tt::TranspositionTable;
 
 /// SplitMix64's output function: a bijective 64-bit mixer.

@@ -16,7 +16,8 @@ use crossbeam_channel::{unbounded, Receiver, Sender};
 use shakmaty::{CastlingMode, Move, Position};
 
 use crate::board::{move_to_uci, Board};
-use crate::search::{info_line, Limits, SearchContext, SearchResult, Searcher, Signals};
+use crate::search::{info_line, SearchContext, SearchResult, Searcher, Signals};
+use crate::time::Limits;
 use crate::tt::TranspositionTable;
 use crate::uci::{report_problem, send};
 

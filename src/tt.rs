@@ -49,6 +49,32 @@ pub enum Bound {
     Upper = 3,
 }
 
+impl Bound {
+    /// The bound of a search's result: `best` at or above `beta` is a
+    /// lower bound (a cutoff), a score that raised alpha is exact, and
+    /// one that did not is an upper bound.
+    #[inline]
+    pub fn of_result(best: i32, raised_alpha: bool, beta: i32) -> Bound {
+        if best >= beta {
+            Bound::Lower
+        } else if raised_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+
+    /// Whether a score with this bound settles the window `alpha..beta`.
+    #[inline]
+    pub fn settles(self, score: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+        }
+    }
+}
+
 /// What the table keeps of a position: what a probe returns and a store
 /// writes.
 #[derive(Clone, Copy, Debug)]
