@@ -13,7 +13,8 @@ use super::{cacheable_eval, SearchContext, Searcher, INFINITY, MATE_BOUND, MAX_D
 use crate::board::Board;
 use crate::correction::pawn_hash;
 use crate::history::piece_to;
-use crate::movepick::{is_quiet, legal_tt_move, MovePicker, OrderingContext};
+use crate::movegen::gives_check;
+use crate::movepick::{is_quiet, MovePicker, OrderingContext};
 use crate::parameters as params;
 use crate::score::{mate_in, mated_in, TB_WIN_BOUND};
 use crate::see::see_ge;
@@ -343,7 +344,7 @@ impl Searcher {
         }
         // The table move, if it is legal here (a table entry may belong to
         // another position with the same index, or rarely the same key).
-        let tt_move = legal_tt_move(&board.pos, tt_move);
+        let tt_move = tt_move.legal_move(&board.pos);
 
         // Step 12. Singular extension with multi-cut (~20 Elo): whether the
         // table move alone is searched a ply deeper (step 13c), or the node
@@ -414,7 +415,7 @@ impl Searcher {
                     >= (params::lmp_base() + depth * depth) / (2 - i32::from(improving))
             {
                 picker.skip_quiets();
-                if !crate::movepick::gives_check(&board.pos, m) {
+                if !gives_check(&board.pos, m) {
                     continue;
                 }
             }

@@ -15,7 +15,6 @@ use crate::board::Board;
 use crate::parameters as params;
 use crate::strength::Noise;
 use crate::time::IterationTimer;
-use crate::tt::unpack_move;
 
 /// A move at the root, with what the iterations learned of it.
 #[derive(Clone, Debug)]
@@ -481,7 +480,7 @@ impl Searcher {
     fn ponder_from_tt(&self, root: &Board, best: Move, ctx: &SearchContext) -> Option<Move> {
         let child = root.play(best);
         let hit = ctx.tt.probe(child.key, 1)?;
-        unpack_move(hit.mv, &child.pos.legal_moves())
+        hit.mv.legal_move(&child.pos)
     }
 }
 
