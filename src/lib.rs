@@ -8,6 +8,7 @@ pub mod build_info;
 pub mod correction;
 pub mod engine;
 pub mod eval;
+#[cfg(feature = "fault-injection")]
 pub mod faults;
 pub mod history;
 pub mod movegen;

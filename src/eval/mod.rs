@@ -281,18 +281,6 @@ impl Evaluator {
         }
     }
 
-    /// Centipawns from the side to move's point of view: the net's when
-    /// `Use NNUE` is on, else the hand-crafted evaluation's.
-    #[inline]
-    pub fn evaluate(&mut self, pos: &Chess) -> i32 {
-        if crate::nnue::enabled() {
-            if let Some(net) = crate::nnue::current() {
-                return evaluate_nnue(net, pos);
-            }
-        }
-        self.evaluate_hand_crafted(pos)
-    }
-
     /// The hand-crafted evaluation, whatever `Use NNUE` says.
     #[inline]
     pub fn evaluate_hand_crafted(&mut self, pos: &Chess) -> i32 {
@@ -319,10 +307,7 @@ pub fn evaluate_nnue_from(
     acc: &crate::nnue::Accumulator,
     pos: &Chess,
 ) -> i32 {
-    let dead = (pos.board().pawns() | pos.board().rooks() | pos.board().queens()).is_empty()
-        && pos.has_insufficient_material(Color::White)
-        && pos.has_insufficient_material(Color::Black);
-    if dead {
+    if is_dead(pos) {
         return 0;
     }
     let raw = acc.evaluate(net, pos.turn(), pos.board().occupied().count());
@@ -366,6 +351,16 @@ pub fn combine(total: S, phase: i32, scale: i32, halfmove_factor: i32) -> i32 {
     tapered * halfmove_factor / (100 - HALFMOVE_FREE)
 }
 
+/// Whether neither side has mating material: both evaluations score such a
+/// position 0. Only positions without pawns, rooks and queens can be dead,
+/// which the first test settles for almost every position.
+#[inline]
+pub fn is_dead(pos: &Chess) -> bool {
+    (pos.board().pawns() | pos.board().rooks() | pos.board().queens()).is_empty()
+        && pos.has_insufficient_material(Color::White)
+        && pos.has_insufficient_material(Color::Black)
+}
+
 /// Whether the evaluation of `pos` would be the same at any halfmove clock
 /// up to its own: the clock is not part of the position key, so only such
 /// evaluations may be cached under it.
@@ -389,10 +384,7 @@ pub fn evaluate_with<T: Tracer>(
     let hm_factor = halfmove_factor(pos.halfmoves());
     let mut info = Info::new(board);
     let phase = info.phase;
-    // Only positions without pawns, rooks and queens can be dead.
-    let dead = (board.pawns() | board.rooks() | board.queens()).is_empty()
-        && pos.has_insufficient_material(Color::White)
-        && pos.has_insufficient_material(Color::Black);
+    let dead = is_dead(pos);
     if dead && !T::ACTIVE {
         return Outcome {
             stm: 0,

@@ -126,6 +126,7 @@ impl Searcher {
     /// 0..k are left out. That is one line for a plain search, the `MultiPV`
     /// lines, or the candidates a limited strength chooses among.
     pub fn think(&mut self, root: &Board, ctx: &SearchContext) -> SearchResult {
+        #[cfg(feature = "fault-injection")]
         crate::faults::maybe_panic(self.thread_id);
         self.counts.nodes = 0;
         self.counts.unflushed = 0;
