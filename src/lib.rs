@@ -16,6 +16,7 @@ pub mod movepick;
 pub mod nnue;
 pub mod openings;
 pub mod options;
+pub mod output;
 pub mod parameters;
 pub mod perft;
 pub mod replay;

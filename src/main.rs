@@ -189,6 +189,6 @@ fn run_uci(lines: Option<String>) {
         log::error!("cannot start the input thread: {e}");
         return;
     }
-    let mut engine = engine::Engine::new();
+    let mut engine = engine::Engine::new(kiraly::output::Output::Uci);
     engine.serve(receiver);
 }

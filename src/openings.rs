@@ -10,14 +10,13 @@
 // on Windows means bcryptprimitives.dll, absent from older Wine releases.
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::sync::Arc;
 
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Outcome, Position};
 
 use crate::board::Board;
-use crate::search::{SearchContext, SearchResult, Searcher, Signals};
+use crate::search::{Job, SearchResult, Searcher};
 use crate::time::Limits;
 use crate::tt::TranspositionTable;
 
@@ -184,8 +183,7 @@ pub struct SoloSearch {
     /// The net to evaluate with; `None` (the default): hand-crafted.
     pub net: Option<&'static crate::nnue::Network>,
     searcher: Searcher,
-    tt: TranspositionTable,
-    signals: Signals,
+    tt: Arc<TranspositionTable>,
 }
 
 impl SoloSearch {
@@ -195,8 +193,7 @@ impl SoloSearch {
         Ok(SoloSearch {
             net: None,
             searcher,
-            tt: TranspositionTable::new(hash_mb)?,
-            signals: Signals::default(),
+            tt: Arc::new(TranspositionTable::new(hash_mb)?),
         })
     }
 
@@ -217,23 +214,17 @@ impl SoloSearch {
         hard_nodes: u64,
     ) -> SearchResult {
         self.tt.new_search();
-        self.signals.nodes.store(0, Ordering::Relaxed);
         let limits = Limits {
             nodes: Some(hard_nodes.max(soft_nodes)),
             soft_nodes: Some(soft_nodes),
             ..Limits::default()
         };
-        let ctx = SearchContext {
-            tt: &self.tt,
-            signals: &self.signals,
-            limits: &limits,
-            start: Instant::now(),
-            castling_mode: board.pos.castles().mode(),
-            game_keys: history,
-            tb: None,
+        let job = Job {
+            game_keys: history.to_vec(),
             net: self.net,
+            ..Job::new(board.clone(), limits, Arc::clone(&self.tt))
         };
-        self.searcher.think(board, &ctx)
+        self.searcher.think(&job.root, &job.context())
     }
 }
 

@@ -25,7 +25,7 @@ use shakmaty::attacks::king_attacks;
 use shakmaty::{Board, Chess, Color, Position, Role, Square};
 
 use params::{idx, HALFMOVE_FREE, S, VALUES};
-pub use trace::{eval_coefficients, print_trace, trace, Coefficients, EvalTrace};
+pub use trace::{eval_coefficients, nnue_lines, trace, trace_lines, Coefficients, EvalTrace};
 
 pub use king::KingInfo;
 use pawns::PawnTable;

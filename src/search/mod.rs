@@ -27,6 +27,7 @@ mod rewards;
 mod root;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use shakmaty::{CastlingMode, Move, Position};
@@ -35,6 +36,7 @@ use crate::board::Board;
 use crate::correction::CorrectionHistory;
 use crate::eval::Evaluator;
 use crate::history::{ButterflyHistory, CaptureHistory, ContinuationHistory, CounterMoves};
+use crate::output::Output;
 use crate::score::TB_WIN_BOUND;
 use crate::stack::Stack;
 use crate::time::Limits;
@@ -81,7 +83,64 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
-/// Everything a thread needs to search one position.
+/// One search (a `go`, a bench position, a tool's search): everything the
+/// threads need, shared read-only. Its [`Job::context`] is what each thread
+/// searches with.
+pub struct Job {
+    pub root: Board,
+    /// Keys of the positions before the root, oldest first, for repetitions.
+    pub game_keys: Vec<u64>,
+    pub limits: Limits,
+    pub signals: Arc<Signals>,
+    pub tt: Arc<TranspositionTable>,
+    pub start: Instant,
+    pub castling_mode: CastlingMode,
+    /// Syzygy tablebases, when `SyzygyPath` found some.
+    pub tb: Option<crate::tb::Probe>,
+    /// The net to evaluate with, as the engine's settings chose it (`Use
+    /// NNUE`, `EvalFile`, the strength limit); `None`: the hand-crafted
+    /// evaluation.
+    pub net: Option<&'static crate::nnue::Network>,
+    /// Where the `info` lines (and, from the thread pool, `bestmove`) go.
+    pub output: Output,
+}
+
+impl Job {
+    /// A search of `root` with no game before it, starting now, with the
+    /// hand-crafted evaluation and no output: the callers set the rest.
+    pub fn new(root: Board, limits: Limits, tt: Arc<TranspositionTable>) -> Job {
+        Job {
+            castling_mode: root.pos.castles().mode(),
+            root,
+            game_keys: Vec::new(),
+            limits,
+            signals: Arc::new(Signals::default()),
+            tt,
+            start: Instant::now(),
+            tb: None,
+            net: None,
+            output: Output::Silent,
+        }
+    }
+
+    /// What a thread searches this job with.
+    pub fn context(&self) -> SearchContext<'_> {
+        SearchContext {
+            tt: &self.tt,
+            signals: &self.signals,
+            limits: &self.limits,
+            start: self.start,
+            castling_mode: self.castling_mode,
+            game_keys: &self.game_keys,
+            tb: self.tb.as_ref(),
+            net: self.net,
+            output: self.output,
+        }
+    }
+}
+
+/// Everything a thread needs to search one position, borrowed from its
+/// [`Job`].
 pub struct SearchContext<'a> {
     pub tt: &'a TranspositionTable,
     pub signals: &'a Signals,
@@ -92,9 +151,10 @@ pub struct SearchContext<'a> {
     pub game_keys: &'a [u64],
     /// Syzygy tablebases, when `SyzygyPath` found some.
     pub tb: Option<&'a crate::tb::Probe>,
-    /// The net to evaluate with (`Use NNUE`); `None`: the hand-crafted
-    /// evaluation.
+    /// The net to evaluate with; `None`: the hand-crafted evaluation.
     pub net: Option<&'static crate::nnue::Network>,
+    /// Where the main thread's `info` lines go.
+    pub output: Output,
 }
 
 /// Nodes a thread counts before it adds them to `Signals::nodes` and looks

@@ -32,7 +32,7 @@ impl Searcher {
                 let at = line.find(" score ").unwrap_or(line.len());
                 line.insert_str(at, &format!(" multipv {}", k + 1));
             }
-            crate::uci::send(&line);
+            ctx.output.send(&line);
             if k == 0 {
                 self.last_report = line;
             }
@@ -49,7 +49,7 @@ impl Searcher {
         ctx: &SearchContext,
     ) {
         if ctx.start.elapsed() >= CURRMOVE_AFTER {
-            crate::uci::send(&format!(
+            ctx.output.send(&format!(
                 "info depth {depth} currmove {} currmovenumber {number}",
                 move_to_uci(m, ctx.castling_mode)
             ));

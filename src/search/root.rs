@@ -173,7 +173,7 @@ impl Searcher {
                 } else {
                     "cp 0"
                 };
-                crate::uci::send(&format!("info depth 0 score {score}"));
+                ctx.output.send(&format!("info depth 0 score {score}"));
             }
             return result;
         }
@@ -348,7 +348,7 @@ impl Searcher {
                 chosen.pv.iter(),
                 ctx,
             );
-            crate::uci::send(&line);
+            ctx.output.send(&line);
         }
         result.best = Some(chosen.mv);
         result.score = chosen.score;
