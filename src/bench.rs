@@ -6,10 +6,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
+use shakmaty::CastlingMode;
 
 use crate::board::Board;
+use crate::fen::parse_fen;
 use crate::nnue::Network;
 use crate::output::Output;
 use crate::search::{Job, Searcher};
@@ -156,12 +156,7 @@ pub fn run_timed(threads: usize, movetime_ms: u64) -> (u64, u64) {
 }
 
 fn bench_board(fen: &str) -> Board {
-    let pos: Chess = fen
-        .parse::<Fen>()
-        .ok()
-        .and_then(|f| f.into_position(CastlingMode::Standard).ok())
-        .expect("bench positions are valid");
-    Board::new(pos)
+    Board::new(parse_fen(fen, CastlingMode::Standard).expect("bench positions are valid"))
 }
 
 /// The evaluation a search uses at the engine's defaults: the built-in net

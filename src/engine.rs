@@ -12,6 +12,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
 use crate::board::{castling_mode, Board};
+use crate::fen::{parse_fen, short};
 use crate::options::{self, OptionChange, Options};
 use crate::output::Output;
 use crate::perft::divide_report;
@@ -479,40 +480,6 @@ impl Engine {
         self.output
             .send(&format!("Checkers: {}", checkers.join(" ")));
     }
-}
-
-/// Parses a FEN (4 to 6 fields; missing counters default to 0 and 1).
-// shakmaty's position errors carry the position itself; they are short-lived.
-#[allow(clippy::result_large_err)]
-fn parse_fen(text: &str, mode: CastlingMode) -> Result<Chess, String> {
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    let completed = match fields.len() {
-        4 => format!("{text} 0 1"),
-        5 => format!("{text} 1"),
-        6 => text.to_string(),
-        _ => {
-            return Err(format!(
-                "malformed FEN '{}': expected 4 to 6 fields",
-                short(text)
-            ))
-        }
-    };
-    let fen: Fen = completed
-        .parse()
-        .map_err(|e| format!("malformed FEN '{}': {e}", short(text)))?;
-    // Set-ups no game could reach (a check no last move gives, ten queens)
-    // are still positions a user may want analysed, as in other engines.
-    // An impossible en-passant square is dropped. Missing kings, pawns on
-    // the back rank or a side to move giving check are refused.
-    fen.into_position(mode)
-        .or_else(|e| e.ignore_impossible_check())
-        .or_else(|e| e.ignore_too_much_material())
-        .or_else(|e| e.ignore_invalid_ep_square())
-        .map_err(|e| format!("illegal position in FEN '{}': {e}", short(text)))
-}
-
-fn short(text: &str) -> String {
-    text.chars().take(100).collect()
 }
 
 /// Parses a move in UCI notation and checks that it is legal in `pos`.

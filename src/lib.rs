@@ -10,6 +10,8 @@ pub mod engine;
 pub mod eval;
 #[cfg(feature = "fault-injection")]
 pub mod faults;
+pub mod fen;
+pub mod game;
 pub mod history;
 pub mod movegen;
 pub mod movepick;
@@ -20,6 +22,7 @@ pub mod output;
 pub mod parameters;
 pub mod perft;
 pub mod replay;
+pub mod rng;
 pub mod score;
 pub mod search;
 pub mod see;

@@ -9,7 +9,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use kiraly::{bench, engine, perft, search, uci};
-use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 
 /// The version `--version` prints: the crate's, and the commit it was built
@@ -143,13 +142,9 @@ fn perft(depth: u32, fen: &str) -> ExitCode {
     let pos = if fen.is_empty() {
         Chess::default()
     } else {
-        let parsed = fen.parse::<Fen>().map_err(|e| e.to_string()).and_then(|f| {
-            // Shredder/X-FEN castling works in Chess960 mode, which
-            // also accepts every standard position.
-            f.into_position::<Chess>(CastlingMode::Chess960)
-                .map_err(|e| e.to_string())
-        });
-        match parsed {
+        // Shredder/X-FEN castling works in Chess960 mode, which also
+        // accepts every standard position.
+        match kiraly::fen::parse_fen(fen, CastlingMode::Chess960) {
             Ok(pos) => pos,
             Err(e) => {
                 eprintln!("kiraly: perft: bad FEN: {e}");

@@ -535,12 +535,10 @@ mod tests {
             for thread in 0..4u64 {
                 let (tt, hits) = (&tt, &hits);
                 scope.spawn(move || {
-                    let mut x = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(thread + 1);
+                    let mut rng = crate::rng::Rng::new(thread + 1);
                     for _ in 0..400_000 {
-                        // xorshift64: keys from a pool far larger than the table
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
+                        // Keys from a pool far larger than the table.
+                        let x = rng.next_u64();
                         let key = (x % 200_000).wrapping_mul(0xD6E8_FEB8_6659_FD93);
                         if (x >> 40) & 1 == 0 {
                             let (mv, score, depth, bound) = data_for(key);

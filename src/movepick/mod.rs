@@ -202,8 +202,12 @@ impl<'a> MovePicker<'a> {
             match self.stage {
                 Stage::TableMove => {
                     self.stage = Stage::GenerateNoisy;
-                    if self.tt_move.is_some() {
-                        return self.tt_move;
+                    // (The search skips only after a move, so the table
+                    // move has come by then; the test is for the contract.)
+                    if let Some(m) = self.tt_move {
+                        if !self.skip_quiets || !is_quiet(m) || gives_check(self.pos, m) {
+                            return Some(m);
+                        }
                     }
                 }
                 Stage::GenerateNoisy => {

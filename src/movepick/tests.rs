@@ -3,26 +3,11 @@
 use super::*;
 use crate::history::ContinuationHistory;
 use crate::movegen::gives_check;
+use crate::rng::Rng;
 use crate::tt::PackedMove;
 use shakmaty::fen::Fen;
 use shakmaty::CastlingMode;
 use std::collections::HashSet;
-
-/// A small deterministic generator (xorshift64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// The positions of the perft suites (every fourth of the Chess960
 /// one) and every position one move after each: checks, en passant,
@@ -156,7 +141,7 @@ fn fen(pos: &Chess) -> String {
 fn every_legal_move_comes_once_in_stage_order() {
     let positions = positions();
     assert!(positions.len() > 9_000, "{}", positions.len());
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let tables = Tables::random(&positions, &mut rng);
     let (mut tt_first, mut refuted, mut garbage) = (0, 0, 0);
     for (i, pos) in positions.iter().enumerate() {
@@ -173,7 +158,7 @@ fn every_legal_move_comes_once_in_stage_order() {
         for tt in [
             PackedMove::NONE,
             legal_tt.map_or(PackedMove::NONE, PackedMove::new),
-            PackedMove(rng.next() as u16),
+            PackedMove(rng.next_u64() as u16),
             other
                 .first()
                 .map_or(PackedMove::NONE, |&m| PackedMove::new(m)),
@@ -218,7 +203,7 @@ fn every_legal_move_comes_once_in_stage_order() {
 #[test]
 fn skip_quiets_drops_the_quiet_moves_left_but_the_checks() {
     let positions = positions();
-    let mut rng = Rng(23);
+    let mut rng = Rng::new(23);
     let tables = Tables::random(&positions, &mut rng);
     let (mut skipped_some, mut checks_kept) = (0, 0);
     for pos in &positions {
@@ -227,7 +212,7 @@ fn skip_quiets_drops_the_quiet_moves_left_but_the_checks() {
         // A killer, and a counter-move that gives check if one does.
         let killer = quiets.first().copied();
         let counter = quiets.iter().copied().find(|&m| checks(pos, m));
-        let tt = PackedMove(rng.next() as u16 & 0x0fff);
+        let tt = PackedMove(rng.next_u64() as u16 & 0x0fff);
         let ctx = tables.context([0, 1]);
         let mut picker = MovePicker::new(pos, tt.legal_move(pos), [killer, None], counter);
         let skip_after = rng.below(legal.len() + 1);
@@ -269,14 +254,14 @@ fn gives_check_agrees_with_playing_the_move() {
 
 #[test]
 fn table_moves_round_trip_and_garbage_is_refused() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for pos in positions().iter().step_by(3) {
         let legal = pos.legal_moves();
         for &m in &legal {
             assert_eq!(PackedMove::new(m).legal_move(pos), Some(m), "{}", fen(pos));
         }
         for _ in 0..64 {
-            let packed = PackedMove(rng.next() as u16);
+            let packed = PackedMove(rng.next_u64() as u16);
             if let Some(m) = packed.legal_move(pos) {
                 assert!(legal.contains(&m) && PackedMove::new(m) == packed);
             }

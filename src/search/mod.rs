@@ -25,6 +25,7 @@ mod qsearch;
 mod report;
 mod rewards;
 mod root;
+mod solo;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -45,6 +46,7 @@ use crate::tt::{TranspositionTable, TtData};
 pub use report::info_line;
 pub use root::RootMove;
 use root::RootState;
+pub use solo::SoloSearch;
 // The score constants live in `score`; the tools name them here too.
 pub use crate::score::{INFINITY, MATE, MATE_BOUND, MAX_PLY};
 
@@ -395,7 +397,6 @@ fn budget_elapsed(ctx: &SearchContext) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openings::SoloSearch;
 
     /// Searches with the net: every evaluation asserts (see `evaluate`) that
     /// the accumulators carried down the stack equal a refresh, through
@@ -413,7 +414,7 @@ mod tests {
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
             "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
         ] {
-            let board = Board::new(crate::openings::parse_book_line(fen).unwrap());
+            let board = Board::new(crate::fen::parse_book_line(fen).unwrap());
             search.new_game();
             let result = search.search(&board, &[], 20_000, 20_000);
             assert!(result.best.is_some(), "{fen}");

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::board::Board;
 use crate::parameters as params;
-use crate::strength::Noise;
+use crate::rng::Rng;
 use crate::time::IterationTimer;
 
 /// A move at the root, with what the iterations learned of it.
@@ -331,7 +331,7 @@ impl Searcher {
         let mut chosen = first;
         if let Some(limit) = ctx.limits.strength {
             let candidates: Vec<(Move, i32)> = lines.iter().map(|l| (l.mv, l.score)).collect();
-            let pick = limit.choose(&candidates, Noise::from_clock().uniform());
+            let pick = limit.choose(&candidates, Rng::from_clock().uniform());
             if let Some(line) = lines.iter().find(|l| Some(l.mv) == pick) {
                 chosen = line;
             }
