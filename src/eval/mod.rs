@@ -294,25 +294,23 @@ impl Evaluator {
 /// evaluations holds for both).
 pub fn evaluate_nnue(net: &crate::nnue::Network, pos: &Chess) -> i32 {
     match crate::nnue::Accumulator::refresh(net, pos.board()) {
-        Some(acc) => evaluate_nnue_from(net, &acc, pos),
+        Some(acc) => finish_net_eval(pos, || {
+            acc.evaluate(net, pos.turn(), pos.board().occupied().count())
+        }),
         None => 0,
     }
 }
 
-/// `evaluate_nnue` with the accumulator of `pos` at hand (the search keeps
-/// one per ply, updated move by move).
+/// The net's evaluation of `pos` from its raw output `raw` (called only
+/// when needed), with what the hand-crafted evaluation also applies around
+/// its terms: 0 for a dead position, clear of mate and tablebase scores, and
+/// the fade towards the fifty-move rule.
 #[inline]
-pub fn evaluate_nnue_from(
-    net: &crate::nnue::Network,
-    acc: &crate::nnue::Accumulator,
-    pos: &Chess,
-) -> i32 {
+pub fn finish_net_eval(pos: &Chess, raw: impl FnOnce() -> i32) -> i32 {
     if is_dead(pos) {
         return 0;
     }
-    let raw = acc.evaluate(net, pos.turn(), pos.board().occupied().count());
-    // Keep clear of mate and tablebase scores.
-    let raw = raw.clamp(
+    let raw = raw().clamp(
         -crate::score::TB_WIN_BOUND + 1,
         crate::score::TB_WIN_BOUND - 1,
     );

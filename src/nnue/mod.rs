@@ -15,6 +15,8 @@
 //! * `network`: the file format, loading, and the forward pass;
 //! * `accumulator`: the per-side accumulators, refreshed or updated by a
 //!   move's changes;
+//! * `stack`: the accumulators along the search's line, behind push a
+//!   move, push a null move and evaluate;
 //! * `simd`: the output layer's dot product, one version per instruction
 //!   set (AVX2, SSE2, plain Rust).
 
@@ -22,12 +24,14 @@ pub mod accumulator;
 pub mod features;
 pub mod network;
 pub mod simd;
+pub mod stack;
 
 use std::sync::OnceLock;
 
 pub use accumulator::Accumulator;
 pub use features::{layout_by_name, BucketLayout, View, INPUTS, ONE_BUCKET};
 pub use network::{Network, NetworkError};
+pub use stack::AccumulatorStack;
 
 /// Accumulator width.
 pub const HIDDEN: usize = 256;

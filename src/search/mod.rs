@@ -37,6 +37,7 @@ use crate::board::Board;
 use crate::correction::CorrectionHistory;
 use crate::eval::Evaluator;
 use crate::history::{ButterflyHistory, CaptureHistory, ContinuationHistory, CounterMoves};
+use crate::nnue::AccumulatorStack;
 use crate::output::Output;
 use crate::score::TB_WIN_BOUND;
 use crate::stack::Stack;
@@ -212,9 +213,9 @@ pub struct Searcher {
     keys: Vec<u64>,
     /// Static evaluation with this thread's pawn hash table.
     evaluator: Evaluator,
-    /// The net, while `Use NNUE` is on (read at the start of each search);
-    /// its accumulators live on the stack.
-    net: Option<&'static crate::nnue::Network>,
+    /// The net's accumulators along the current line, while the search
+    /// evaluates with a net.
+    accumulators: AccumulatorStack,
     /// The last `info` line sent, to repeat after `ponderhit` (a GUI drops
     /// the lines sent while pondering).
     pub last_report: String,
@@ -246,7 +247,7 @@ impl Searcher {
             stack: Stack::new(),
             keys: Vec::with_capacity(1024),
             evaluator: Evaluator::new(),
-            net: None,
+            accumulators: AccumulatorStack::new(MAX_PLY),
             last_report: String::new(),
         }
     }
@@ -323,37 +324,22 @@ impl Searcher {
     }
 
     /// The static evaluation of the position at `ply`: the net's, from the
-    /// accumulators on the stack, while `Use NNUE` is on; else the
+    /// accumulators of the line, while a net is in use; else the
     /// hand-crafted one.
     #[inline]
     fn evaluate(&mut self, board: &Board, ply: usize) -> i32 {
-        match self.net {
-            Some(net) => {
-                // Unit tests check every incremental update against a refresh.
-                #[cfg(test)]
-                assert_eq!(
-                    Some(self.stack[ply].acc),
-                    crate::nnue::Accumulator::refresh(net, board.pos.board()),
-                    "accumulators of ply {ply} differ from a refresh"
-                );
-                crate::eval::evaluate_nnue_from(net, &self.stack[ply].acc, &board.pos)
-            }
-            None => self.evaluator.evaluate_hand_crafted(&board.pos),
+        if self.accumulators.net().is_none() {
+            return self.evaluator.evaluate_hand_crafted(&board.pos);
         }
-    }
-
-    /// Makes the accumulators of `ply + 1` from those of `ply` after `m`
-    /// (played from `board`, giving `child`), when the net is in use.
-    #[inline]
-    fn push_accumulator(&mut self, ply: usize, board: &Board, m: Move, child: &Board) {
-        if let Some(net) = self.net {
-            let mover = board.pos.turn();
-            let delta = crate::nnue::features::Delta::of_move(&m, mover);
-            let (parent, next) = self.stack.parent_and_child(ply);
-            parent
-                .acc
-                .update_into(&mut next.acc, net, child.pos.board(), &delta, mover);
-        }
+        // Unit tests check every incremental update against a refresh.
+        #[cfg(test)]
+        assert!(
+            self.accumulators.agrees_with(ply, board.pos.board()),
+            "accumulators of ply {ply} differ from a refresh"
+        );
+        let pos = &board.pos;
+        let pieces = pos.board().occupied().count();
+        crate::eval::finish_net_eval(pos, || self.accumulators.evaluate(ply, pos.turn(), pieces))
     }
 
     /// The evaluator's score (from the table entry `hit` when it holds one)

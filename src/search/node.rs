@@ -432,7 +432,8 @@ impl Searcher {
                 self.report_current_move(m, searched + 1, depth, ctx);
             }
             let child = board.play(m);
-            self.push_accumulator(ply, board, m, &child);
+            self.accumulators
+                .push_move(ply, &board.pos, m, child.pos.board());
             let gives_check = child.pos.is_check();
             let nodes_before = self.counts.nodes;
             self.stack[ply].played = Some(piece_to(side, m));

@@ -73,9 +73,7 @@ impl Searcher {
             return None;
         }
         let child = board.play_null()?;
-        if self.net.is_some() {
-            self.stack[ply + 1].acc = self.stack[ply].acc;
-        }
+        self.accumulators.push_null(ply);
         // The further the evaluation stands above beta, the less a search
         // is needed to confirm the cutoff.
         let reduction = params::nmp_base_reduction()
@@ -132,7 +130,8 @@ impl Searcher {
                 continue;
             }
             let child = board.play(m);
-            self.push_accumulator(ply, board, m, &child);
+            self.accumulators
+                .push_move(ply, &board.pos, m, child.pos.board());
             self.keys.push(board.key);
             self.stack[ply].played = Some(piece_to(side, m));
             let mut score = -self.qsearch(&child, -probcut_beta, -probcut_beta + 1, ply + 1, ctx);

@@ -89,7 +89,8 @@ impl Searcher {
                 continue;
             }
             let child = board.play(m);
-            self.push_accumulator(ply, board, m, &child);
+            self.accumulators
+                .push_move(ply, &board.pos, m, child.pos.board());
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1, ctx);
             if self.counts.stopped {
                 return 0;

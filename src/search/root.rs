@@ -141,13 +141,9 @@ impl Searcher {
         self.keys.clear();
         self.keys.extend_from_slice(ctx.game_keys);
         self.root.keys_len = self.keys.len();
-        self.net = ctx.net;
-        if let Some(net) = self.net {
-            match crate::nnue::Accumulator::refresh(net, root.pos.board()) {
-                Some(acc) => self.stack[0].acc = acc,
-                None => self.net = None,
-            }
-        }
+        // A board without kings (no legal position has one) is searched
+        // with the hand-crafted evaluation.
+        self.accumulators.start(ctx.net, root.pos.board());
 
         let mut legal = root.pos.legal_moves();
         if !ctx.limits.searchmoves.is_empty() {
