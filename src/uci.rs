@@ -1,4 +1,5 @@
-//! The UCI protocol: reading and parsing commands, and writing replies.
+//! The UCI protocol's input: reading and parsing commands (the replies go
+//! out through `output::Output`, which the engine holds).
 //!
 //! Parsing is pure (text in, `Command` out) so that every malformed input can
 //! be tested without a running engine. Nothing here panics on any input.

@@ -330,7 +330,7 @@ impl Searcher {
             }
         }
 
-        // Step 11. The moves come from the staged picker (src/movepick.rs),
+        // Step 11. The moves come from the staged picker (src/movepick/),
         // which generates them only as it reaches them. At the root, only
         // those `go searchmoves` names and the MultiPV lines have not taken
         // yet are searched; none is mate or stalemate. Elsewhere a node
@@ -465,14 +465,7 @@ impl Searcher {
             // vice versa.
             let score = if searched == 0 {
                 if pv_node && beta - alpha > 1 {
-                    -self.search::<Pv>(
-                        &child,
-                        Window::new(-beta, -alpha),
-                        new_depth,
-                        ply + 1,
-                        Expect::All,
-                        ctx,
-                    )
+                    self.search_pv_child(&child, Window::new(alpha, beta), new_depth, ply, ctx)
                 } else {
                     let child_expect = if pv_node { Expect::All } else { expect.flip() };
                     -self.search::<NonPv>(
@@ -518,14 +511,7 @@ impl Searcher {
                     );
                 }
                 if pv_node && s > alpha && s < beta {
-                    s = -self.search::<Pv>(
-                        &child,
-                        Window::new(-beta, -alpha),
-                        new_depth,
-                        ply + 1,
-                        Expect::All,
-                        ctx,
-                    );
+                    s = self.search_pv_child(&child, Window::new(alpha, beta), new_depth, ply, ctx);
                 }
                 s
             };
@@ -590,6 +576,22 @@ impl Searcher {
             ctx.tt.store(board.key, ply, data);
         }
         best_score
+    }
+
+    /// The score of a PV node's move that led to `child`, searched as a PV
+    /// node with the full window: the first move, or a later one that beat
+    /// alpha with a null window. `window` and `ply` are the parent's.
+    #[inline]
+    fn search_pv_child(
+        &mut self,
+        child: &Board,
+        window: Window,
+        depth: i32,
+        ply: usize,
+        ctx: &SearchContext,
+    ) -> i32 {
+        let child_window = Window::new(-window.beta, -window.alpha);
+        -self.search::<Pv>(child, child_window, depth, ply + 1, Expect::All, ctx)
     }
 
     /// Step 4: the tablebases' verdict on a node after a capture or pawn
