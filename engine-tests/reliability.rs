@@ -22,6 +22,11 @@ fn resident_mb(pid: u32) -> f64 {
     kb / 1024.0
 }
 
+/// Needs the panics `src/faults.rs` injects, which only a build with the
+/// feature `fault-injection` has: `make test` runs it so (`cargo test
+/// --release --features fault-injection --test reliability --target-dir
+/// target/faults`).
+#[cfg(feature = "fault-injection")]
 #[test]
 fn a_panicking_search_thread_still_gives_a_legal_bestmove() {
     for (target, threads) in [("main", 1), ("helper", 2), ("all", 3)] {

@@ -8,6 +8,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use common::*;
+// The engine's generator: deterministic, so a failure can be replayed.
+use kiraly::rng::Rng;
 use shakmaty::Chess;
 
 /// The tests of this file each keep both cores busy; run one at a time so
@@ -19,18 +21,6 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// A small deterministic generator, so a failure can be replayed.
-struct XorShift(u64);
-
-impl XorShift {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) % n
-    }
 }
 
 /// Positions for the `go`s: the start, a middlegame, an endgame, and one
@@ -124,11 +114,11 @@ impl Session {
 #[test]
 fn rapid_go_stop_cycles_with_two_threads() {
     let _serial = serial();
-    let mut rng = XorShift(0x5EED_0001);
+    let mut rng = Rng::new(0x5EED_0001);
     let mut session = Session::new();
     session.send("setoption name Threads value 2");
     for cycle in 0..400 {
-        session.set_position(rng.below(POSITIONS.len() as u64) as usize);
+        session.set_position(rng.below(POSITIONS.len()));
         match rng.below(4) {
             0 => session.go("go infinite"),
             1 => session.go("go movetime 3"),
@@ -136,7 +126,7 @@ fn rapid_go_stop_cycles_with_two_threads() {
             _ => session.go("go wtime 100 btime 100 winc 5 binc 5"),
         }
         if rng.below(2) == 0 {
-            std::thread::sleep(Duration::from_millis(rng.below(4)));
+            std::thread::sleep(Duration::from_millis(rng.below(4) as u64));
         }
         session.send("stop");
         if cycle % 50 == 0 {
@@ -151,14 +141,14 @@ fn rapid_go_stop_cycles_with_two_threads() {
 #[test]
 fn random_command_storm_keeps_one_bestmove_per_go() {
     let _serial = serial();
-    let mut rng = XorShift(0x5EED_0002);
+    let mut rng = Rng::new(0x5EED_0002);
     let mut session = Session::new();
     session.send("setoption name Threads value 2");
     let started = Instant::now();
     for step in 0..10_000 {
         match rng.below(10) {
             0 | 1 => {
-                let i = rng.below(POSITIONS.len() as u64) as usize;
+                let i = rng.below(POSITIONS.len());
                 session.set_position(i);
             }
             2 => session.go("go infinite"),
@@ -177,7 +167,7 @@ fn random_command_storm_keeps_one_bestmove_per_go() {
             }
         }
         if rng.below(8) == 0 {
-            std::thread::sleep(Duration::from_micros(rng.below(2000)));
+            std::thread::sleep(Duration::from_micros(rng.below(2000) as u64));
         }
         if step % 100 == 0 {
             session.sync();

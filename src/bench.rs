@@ -3,16 +3,18 @@
 //! speed is the engine's nodes per second.
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
+use shakmaty::CastlingMode;
 
 use crate::board::Board;
+use crate::fen::parse_fen;
 use crate::nnue::Network;
-use crate::search::{Limits, SearchContext, Searcher, Signals};
-use crate::threadpool::SEARCH_STACK_BYTES;
-use crate::time::budget_for_movetime;
+use crate::output::Output;
+use crate::search::{Job, Searcher};
+use crate::threadpool::{ThreadPool, SEARCH_STACK_BYTES};
+use crate::time::{budget_for_movetime, Limits};
 use crate::tt::TranspositionTable;
 
 pub const DEFAULT_DEPTH: i32 = 11;
@@ -85,7 +87,7 @@ fn on_search_stack<T: Send>(body: impl FnOnce() -> T + Send) -> T {
 }
 
 fn run_on_this_thread(depth: i32, net: Option<&'static Network>) -> (u64, u64) {
-    let tt = TranspositionTable::new(16).expect("16 MB for the bench table");
+    let tt = Arc::new(TranspositionTable::new(16).expect("16 MB for the bench table"));
     let mut searcher = Searcher::new(0);
     searcher.verbose = false;
     let limits = Limits {
@@ -99,13 +101,12 @@ fn run_on_this_thread(depth: i32, net: Option<&'static Network>) -> (u64, u64) {
     for (i, fen) in POSITIONS.iter().enumerate() {
         tt.clear();
         searcher.clear();
-        let signals = Signals::default();
-        let ctx = SearchContext {
+        let job = Job {
             net,
-            ..fresh_context(&tt, &signals, &limits)
+            ..Job::new(bench_board(fen), limits.clone(), Arc::clone(&tt))
         };
         let started = Instant::now();
-        let result = searcher.think(&bench_board(fen), &ctx);
+        let result = searcher.think(&job.root, &job.context());
         searching += started.elapsed();
         total_nodes += searcher.nodes();
         log::info!(
@@ -120,20 +121,15 @@ fn run_on_this_thread(depth: i32, net: Option<&'static Network>) -> (u64, u64) {
     (total_nodes, nps)
 }
 
-/// Searches every bench position for `movetime_ms` with `threads` Lazy SMP
-/// threads sharing one 64 MB table, and returns the nodes of all threads and
-/// their speed. At fixed time the node count varies from run to run; this
-/// measures how the speed scales with threads, `run` measures the code.
+/// Searches every bench position for `movetime_ms` on the engine's own
+/// thread pool (Lazy SMP, `threads` threads sharing one 64 MB table, no
+/// output), and returns the nodes of all threads and their speed. At fixed
+/// time the node count varies from run to run; this measures how the speed
+/// scales with threads, `run` measures the code.
 pub fn run_timed(threads: usize, movetime_ms: u64) -> (u64, u64) {
-    on_search_stack(move || run_timed_on_this_thread(threads, movetime_ms))
-}
-
-fn run_timed_on_this_thread(threads: usize, movetime_ms: u64) -> (u64, u64) {
-    let tt = TranspositionTable::new(64).expect("64 MB for the speed test table");
-    let mut searchers: Vec<Searcher> = (0..threads.max(1)).map(Searcher::new).collect();
-    for s in &mut searchers {
-        s.verbose = false;
-    }
+    let mut pool =
+        ThreadPool::new(threads.max(1), Output::Silent).expect("a thread for the speed test");
+    let tt = Arc::new(TranspositionTable::new(64).expect("64 MB for the speed test table"));
     let limits = Limits {
         budget: Some(budget_for_movetime(movetime_ms, 0)),
         ..Limits::default()
@@ -141,40 +137,26 @@ fn run_timed_on_this_thread(threads: usize, movetime_ms: u64) -> (u64, u64) {
     let mut total_nodes = 0;
     let mut searching = Duration::ZERO;
     for fen in POSITIONS {
-        let board = bench_board(fen);
         tt.clear();
         tt.new_search();
-        let signals = Signals::default();
-        let ctx = fresh_context(&tt, &signals, &limits);
+        let job = Job {
+            net: default_net(),
+            ..Job::new(bench_board(fen), limits.clone(), Arc::clone(&tt))
+        };
+        let signals = Arc::clone(&job.signals);
         let started = Instant::now();
-        let (main, helpers) = searchers.split_first_mut().expect("at least one thread");
-        std::thread::scope(|scope| {
-            for helper in helpers.iter_mut() {
-                let (ctx, board) = (&ctx, &board);
-                let helper_thread = std::thread::Builder::new()
-                    .stack_size(SEARCH_STACK_BYTES)
-                    .spawn_scoped(scope, move || helper.think(board, ctx));
-                if let Err(e) = helper_thread {
-                    log::warn!("speedtest: cannot start a helper thread: {e}");
-                }
-            }
-            main.think(&board, &ctx);
-            signals.stop.store(true, Ordering::Relaxed);
-        });
+        pool.start(job);
+        // Every thread has added its nodes to the signals once it is done.
+        pool.wait();
         searching += started.elapsed();
-        total_nodes += searchers.iter().map(|s| s.nodes()).sum::<u64>();
+        total_nodes += signals.nodes.load(Ordering::Relaxed);
     }
     let ms = searching.as_millis().max(1) as u64;
     (total_nodes, total_nodes * 1000 / ms)
 }
 
 fn bench_board(fen: &str) -> Board {
-    let pos: Chess = fen
-        .parse::<Fen>()
-        .ok()
-        .and_then(|f| f.into_position(CastlingMode::Standard).ok())
-        .expect("bench positions are valid");
-    Board::new(pos)
+    Board::new(parse_fen(fen, CastlingMode::Standard).expect("bench positions are valid"))
 }
 
 /// The evaluation a search uses at the engine's defaults: the built-in net
@@ -184,25 +166,5 @@ pub fn default_net() -> Option<&'static Network> {
         crate::nnue::embedded()
     } else {
         None
-    }
-}
-
-/// A search of a bench position: no game history, clock started now.
-fn fresh_context<'a>(
-    tt: &'a TranspositionTable,
-    signals: &'a Signals,
-    limits: &'a Limits,
-) -> SearchContext<'a> {
-    SearchContext {
-        tt,
-        signals,
-        limits,
-        start: Instant::now(),
-        castling_mode: CastlingMode::Standard,
-        game_keys: &[],
-        tb: None,
-        // What the engine searches with by default (`Use NNUE`); `bench`
-        // sets its own.
-        net: default_net(),
     }
 }

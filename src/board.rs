@@ -50,6 +50,17 @@ impl Board {
         Some(Board::new(pos))
     }
 
+    /// Whether the rules draw the position outright: the fifty-move rule
+    /// (a mate on the hundredth half-move still counts as mate) or a dead
+    /// position (neither side has mating material). Repetitions depend on
+    /// the game's history and are the caller's.
+    #[inline]
+    pub fn is_rule_draw(&self) -> bool {
+        let pos = &self.pos;
+        (pos.halfmoves() >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()))
+            || pos.is_insufficient_material()
+    }
+
     /// Whether the side to move has a piece other than pawns and the king:
     /// without one, zugzwang is common and a null move proves nothing.
     pub fn has_non_pawn_material(&self) -> bool {

@@ -12,15 +12,17 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
 use crate::board::{castling_mode, Board};
+use crate::fen::{parse_fen, short};
 use crate::options::{self, OptionChange, Options};
+use crate::output::Output;
 use crate::perft::divide_report;
-use crate::search::{Limits, Signals};
+use crate::search::{Job, Signals};
 use crate::strength::StrengthLimit;
 use crate::tb::Tables;
-use crate::threadpool::{send_bestmove, Job, ThreadPool};
-use crate::time::{budget_for_clock, budget_for_movetime, Clock};
+use crate::threadpool::{send_bestmove, ThreadPool};
+use crate::time::{budget_for_clock, budget_for_movetime, Clock, Limits};
 use crate::tt::TranspositionTable;
-use crate::uci::{report_problem, send, Command, GoParams, PositionSpec};
+use crate::uci::{Command, GoParams, PositionSpec};
 
 const ENGINE_AUTHOR: &str = "the Kiraly developers";
 
@@ -47,6 +49,13 @@ pub struct Engine {
     /// The search threads; `None` only if the system refused to start one.
     pool: Option<ThreadPool>,
     running: Option<RunningSearch>,
+    /// `Use NNUE`.
+    use_nnue: bool,
+    /// The net `EvalFile` chose (the built-in one by default); `None` only
+    /// if the built-in net did not load.
+    net: Option<&'static crate::nnue::Network>,
+    /// Where every reply goes.
+    output: Output,
 }
 
 impl Drop for Engine {
@@ -57,18 +66,9 @@ impl Drop for Engine {
     }
 }
 
-impl Default for Engine {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl Engine {
-    pub fn new() -> Engine {
-        // The evaluation's switches are process-wide: a new engine starts
-        // from the defaults (`Use NNUE` as declared, the built-in net).
-        crate::nnue::set_enabled(crate::nnue::ENABLED_BY_DEFAULT);
-        crate::nnue::set_network(None);
+    /// An engine at the default options, replying to `output`.
+    pub fn new(output: Output) -> Engine {
         let options = Options::default();
         let threads = options.threads;
         let tt = TranspositionTable::new(options.hash_mb)
@@ -81,9 +81,22 @@ impl Engine {
             tt: Arc::new(tt),
             tt_clean: true,
             tables: None,
-            pool: start_pool(threads),
+            pool: start_pool(threads, output),
             running: None,
+            use_nnue: crate::nnue::ENABLED_BY_DEFAULT,
+            net: crate::nnue::embedded(),
+            output,
         }
+    }
+
+    /// The net a search evaluates with, `None` for the hand-crafted
+    /// evaluation: the `EvalFile` net while `Use NNUE` is on, except under
+    /// `UCI_LimitStrength`, whose `UCI_Elo` node budgets were calibrated with
+    /// the hand-crafted evaluation (`src/strength.rs`). The search and `eval`
+    /// both ask here, so `eval` names the evaluation the search really uses.
+    fn search_net(&self) -> Option<&'static crate::nnue::Network> {
+        self.net
+            .filter(|_| self.use_nnue && !self.options.limit_strength)
     }
 
     /// Serves commands until `quit` (or the end of input, which the reader
@@ -101,14 +114,15 @@ impl Engine {
     pub fn handle(&mut self, command: Command) -> bool {
         match command {
             Command::Uci => {
-                send(&format!("id name {}", crate::build_info::NAME));
-                send(&format!("id author {ENGINE_AUTHOR}"));
+                self.output
+                    .send(&format!("id name {}", crate::build_info::NAME));
+                self.output.send(&format!("id author {ENGINE_AUTHOR}"));
                 for line in options::declarations() {
-                    send(&line);
+                    self.output.send(&line);
                 }
-                send("uciok");
+                self.output.send("uciok");
             }
-            Command::IsReady => send("readyok"),
+            Command::IsReady => self.output.send("readyok"),
             Command::UciNewGame => {
                 self.finish_search();
                 self.clear_tt();
@@ -123,10 +137,10 @@ impl Engine {
             Command::PonderHit => self.ponderhit(),
             Command::Quit => return false,
             Command::Display => self.display(),
-            Command::Eval => crate::eval::print_trace(&self.root.pos, self.options.limit_strength),
-            Command::GenFens(words) => genfens(&words),
+            Command::Eval => self.eval(),
+            Command::GenFens(words) => genfens(&words, self.output),
             Command::Ignored | Command::Empty => {}
-            Command::Invalid(message) => report_problem(&message),
+            Command::Invalid(message) => self.output.problem(&message),
         }
         true
     }
@@ -169,7 +183,7 @@ impl Engine {
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         let change = match options::validate(name, value) {
             Ok(change) => change,
-            Err(message) => return report_problem(&message),
+            Err(message) => return self.output.problem(&message),
         };
         // Options that touch the table or the threads wait for the search.
         self.finish_search();
@@ -185,7 +199,7 @@ impl Engine {
                             self.tt_clean = true;
                             self.options.hash_mb = mb;
                         }
-                        Err(message) => report_problem(&format!(
+                        Err(message) => self.output.problem(&format!(
                             "{message}; keeping the {} MB table",
                             self.options.hash_mb
                         )),
@@ -196,7 +210,7 @@ impl Engine {
                 if n != self.options.threads || self.pool.is_none() {
                     // Join the old threads before starting the new ones.
                     self.pool = None;
-                    self.pool = start_pool(n);
+                    self.pool = start_pool(n, self.output);
                     self.options.threads = self.pool.as_ref().map_or(n, |p| p.threads());
                 }
             }
@@ -206,9 +220,9 @@ impl Engine {
             OptionChange::ClearHash => self.clear_tt(),
             OptionChange::MultiPv(n) => self.options.multipv = n,
             OptionChange::LimitStrength(on) => {
-                if on != self.options.limit_strength && crate::nnue::enabled() {
-                    // It switches the evaluation (see `threadpool::context`),
-                    // and the table caches static evaluations.
+                if on != self.options.limit_strength && self.use_nnue {
+                    // It switches the evaluation (see `search_net`), and the
+                    // table caches static evaluations.
                     self.clear_tt();
                 }
                 self.options.limit_strength = on;
@@ -219,8 +233,8 @@ impl Engine {
             OptionChange::SyzygyProbeDepth(depth) => self.options.syzygy_probe_depth = depth,
             OptionChange::Syzygy50MoveRule(on) => self.options.syzygy_50_move_rule = on,
             OptionChange::UseNnue(on) => {
-                if on != crate::nnue::enabled() {
-                    crate::nnue::set_enabled(on);
+                if on != self.use_nnue {
+                    self.use_nnue = on;
                     // The table caches static evaluations of the other kind.
                     self.clear_tt();
                 }
@@ -234,19 +248,23 @@ impl Engine {
     /// that cannot be used is reported and the current net kept.
     fn load_net(&mut self, path: &str) {
         let net = if path == crate::nnue::EMBEDDED_NAME {
-            None
+            crate::nnue::embedded()
         } else {
             match crate::nnue::load_file(path) {
-                Ok(net) => Some(net),
+                // Leaked on purpose: a handful of loads per run, and a
+                // search may still read the previous net.
+                Ok(net) => Some(&*Box::leak(Box::new(net))),
                 Err(message) => {
-                    return report_problem(&format!("EvalFile {message}; keeping the current net"))
+                    return self
+                        .output
+                        .problem(&format!("EvalFile {message}; keeping the current net"))
                 }
             }
         };
         // Silent on success, like every other option (GUIs set them all at
         // start-up); `eval` names the net in use by its hash.
-        crate::nnue::set_network(net);
-        if crate::nnue::enabled() {
+        self.net = net;
+        if self.use_nnue {
             self.clear_tt();
         }
     }
@@ -255,10 +273,10 @@ impl Engine {
     fn load_tablebases(&mut self, path: String) {
         let report = Tables::load(&path);
         for problem in &report.problems {
-            report_problem(problem);
+            self.output.problem(problem);
         }
         if let Some(summary) = &report.summary {
-            send(&format!("info string {summary}"));
+            self.output.send(&format!("info string {summary}"));
         }
         self.tables = report.tables.map(Arc::new);
         self.options.syzygy_path = path;
@@ -274,7 +292,9 @@ impl Engine {
                 self.root = root;
                 self.game_keys = game_keys;
             }
-            Err(message) => report_problem(&format!("{message}; position unchanged")),
+            Err(message) => self
+                .output
+                .problem(&format!("{message}; position unchanged")),
         }
     }
 
@@ -304,7 +324,7 @@ impl Engine {
             let depth = depth.min(20) as u32;
             let report = divide_report(&self.root.pos, depth, self.castling_mode());
             for line in report.lines() {
-                send(line);
+                self.output.send(line);
             }
             return;
         }
@@ -318,6 +338,7 @@ impl Engine {
                 &self.root,
                 &self.game_keys,
                 &mut limits.searchmoves,
+                self.output,
             )
         });
         let signals = Arc::new(Signals::default());
@@ -325,10 +346,12 @@ impl Engine {
         signals.tbhits.store(root_hits, Ordering::Relaxed);
         signals.pondering.store(params.ponder, Ordering::Relaxed);
         let mode = self.castling_mode();
+        let (net, output) = (self.search_net(), self.output);
         let Some(pool) = &mut self.pool else {
-            report_problem("no search thread could be started; playing a legal move");
+            self.output
+                .problem("no search thread could be started; playing a legal move");
             let fallback = self.root.pos.legal_moves().first().copied();
-            send_bestmove(fallback, None, mode);
+            send_bestmove(fallback, None, mode, self.output);
             return;
         };
         self.tt.new_search();
@@ -342,6 +365,8 @@ impl Engine {
             start,
             castling_mode: mode,
             tb,
+            net,
+            output,
         });
         self.running = Some(RunningSearch { signals, start });
     }
@@ -364,7 +389,8 @@ impl Engine {
                 overhead,
             ))
         } else if params.wtime.is_some() || params.btime.is_some() {
-            report_problem("go: no clock given for the side to move; using 1 second");
+            self.output
+                .problem("go: no clock given for the side to move; using 1 second");
             Some(budget_for_movetime(1000, overhead))
         } else {
             None
@@ -382,7 +408,9 @@ impl Engine {
         for text in &params.searchmoves {
             match parse_move(&self.root.pos, text) {
                 Ok(m) => searchmoves.push(m),
-                Err(message) => report_problem(&format!("searchmoves: {message}, ignored")),
+                Err(message) => self
+                    .output
+                    .problem(&format!("searchmoves: {message}, ignored")),
             }
         }
         Limits {
@@ -402,12 +430,28 @@ impl Engine {
         }
     }
 
+    /// `eval`: the hand-crafted evaluation's table, then the net's (the
+    /// `EvalFile` net, saying whether the search uses it).
+    fn eval(&self) {
+        let pos = &self.root.pos;
+        for line in crate::eval::trace_lines(pos) {
+            self.output.send(&line);
+        }
+        if let Some(net) = self.net {
+            let in_use = self.search_net().is_some();
+            let (use_nnue, limited) = (self.use_nnue, self.options.limit_strength);
+            for line in crate::eval::nnue_lines(net, pos, in_use, use_nnue, limited) {
+                self.output.send(&line);
+            }
+        }
+    }
+
     fn display(&mut self) {
         self.reap_finished_search();
         let board = self.root.pos.board();
-        send("");
+        self.output.send("");
         for rank in (0..8).rev() {
-            send(" +---+---+---+---+---+---+---+---+");
+            self.output.send(" +---+---+---+---+---+---+---+---+");
             let mut row = String::from(" |");
             for file in 0..8 {
                 let sq = shakmaty::Square::from_coords(
@@ -418,14 +462,14 @@ impl Engine {
                 row.push_str(&format!(" {c} |"));
             }
             row.push_str(&format!(" {}", rank + 1));
-            send(&row);
+            self.output.send(&row);
         }
-        send(" +---+---+---+---+---+---+---+---+");
-        send("   a   b   c   d   e   f   g   h");
-        send("");
+        self.output.send(" +---+---+---+---+---+---+---+---+");
+        self.output.send("   a   b   c   d   e   f   g   h");
+        self.output.send("");
         let fen = Fen::from_position(&self.root.pos, EnPassantMode::Legal);
-        send(&format!("Fen: {fen}"));
-        send(&format!("Key: {:016X}", self.root.key));
+        self.output.send(&format!("Fen: {fen}"));
+        self.output.send(&format!("Key: {:016X}", self.root.key));
         let checkers: Vec<String> = self
             .root
             .pos
@@ -433,42 +477,9 @@ impl Engine {
             .into_iter()
             .map(|sq| sq.to_string())
             .collect();
-        send(&format!("Checkers: {}", checkers.join(" ")));
+        self.output
+            .send(&format!("Checkers: {}", checkers.join(" ")));
     }
-}
-
-/// Parses a FEN (4 to 6 fields; missing counters default to 0 and 1).
-// shakmaty's position errors carry the position itself; they are short-lived.
-#[allow(clippy::result_large_err)]
-fn parse_fen(text: &str, mode: CastlingMode) -> Result<Chess, String> {
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    let completed = match fields.len() {
-        4 => format!("{text} 0 1"),
-        5 => format!("{text} 1"),
-        6 => text.to_string(),
-        _ => {
-            return Err(format!(
-                "malformed FEN '{}': expected 4 to 6 fields",
-                short(text)
-            ))
-        }
-    };
-    let fen: Fen = completed
-        .parse()
-        .map_err(|e| format!("malformed FEN '{}': {e}", short(text)))?;
-    // Set-ups no game could reach (a check no last move gives, ten queens)
-    // are still positions a user may want analysed, as in other engines.
-    // An impossible en-passant square is dropped. Missing kings, pawns on
-    // the back rank or a side to move giving check are refused.
-    fen.into_position(mode)
-        .or_else(|e| e.ignore_impossible_check())
-        .or_else(|e| e.ignore_too_much_material())
-        .or_else(|e| e.ignore_invalid_ep_square())
-        .map_err(|e| format!("illegal position in FEN '{}': {e}", short(text)))
-}
-
-fn short(text: &str) -> String {
-    text.chars().take(100).collect()
 }
 
 /// Parses a move in UCI notation and checks that it is legal in `pos`.
@@ -482,11 +493,11 @@ fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
 
 /// Starts the search threads, reporting a refusal (the engine then answers
 /// `go` with a legal move rather than dying).
-fn start_pool(threads: usize) -> Option<ThreadPool> {
-    match ThreadPool::new(threads) {
+fn start_pool(threads: usize, output: Output) -> Option<ThreadPool> {
+    match ThreadPool::new(threads, output) {
         Ok(pool) => Some(pool),
         Err(message) => {
-            report_problem(&message);
+            output.problem(&message);
             None
         }
     }
@@ -496,16 +507,16 @@ fn start_pool(threads: usize) -> Option<ThreadPool> {
 /// self-play openings: one `info string genfens <FEN>` line per opening.
 /// Runs on the controller thread (it is a tool command, sent before `quit`),
 /// with its own single-threaded searcher, so the game's table is untouched.
-fn genfens(words: &[String]) {
+fn genfens(words: &[String], output: Output) {
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let fens = crate::openings::GenFens::parse(&words).and_then(|request| request.generate());
     match fens {
         Ok(fens) => {
             for fen in fens {
-                send(&format!("info string genfens {fen}"));
+                output.send(&format!("info string genfens {fen}"));
             }
         }
-        Err(message) => report_problem(&message),
+        Err(message) => output.problem(&message),
     }
 }
 
@@ -528,8 +539,7 @@ mod tests {
     /// untouched table it skips is all zero already.
     #[test]
     fn a_new_game_clears_the_table_only_after_a_search() {
-        crate::uci::silence_output(true);
-        let mut engine = Engine::new();
+        let mut engine = Engine::new(Output::Silent);
         engine.handle(parse_command("setoption name Hash value 1"));
         assert!(engine.tt_clean);
         assert!(engine.tt.probe(engine.root.key, 0).is_none());

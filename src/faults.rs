@@ -1,8 +1,10 @@
-//! Fault injection for the reliability tests: with the environment variable
+//! Fault injection for the reliability tests, compiled only with the cargo
+//! feature `fault-injection` (`make test` builds it apart, in
+//! target/faults): with the environment variable
 //! `KIRALY_INJECT_PANIC` set to `main`, `helper` or `all`, the chosen search
 //! threads panic at the start of every search, so the tests can prove through
 //! the real binary that a failing thread costs neither the game nor the
-//! engine. Read once; unset, it costs one check per search.
+//! engine. Read once.
 
 use std::sync::OnceLock;
 

@@ -10,7 +10,6 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use kiraly::generator_pause::GeneratorPause;
 use kiraly::{bench, engine, perft, search, uci};
-use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 
 /// The version `--version` prints: the crate's, and the commit it was built
@@ -146,13 +145,9 @@ fn perft(depth: u32, fen: &str) -> ExitCode {
     let pos = if fen.is_empty() {
         Chess::default()
     } else {
-        let parsed = fen.parse::<Fen>().map_err(|e| e.to_string()).and_then(|f| {
-            // Shredder/X-FEN castling works in Chess960 mode, which
-            // also accepts every standard position.
-            f.into_position::<Chess>(CastlingMode::Chess960)
-                .map_err(|e| e.to_string())
-        });
-        match parsed {
+        // Shredder/X-FEN castling works in Chess960 mode, which also
+        // accepts every standard position.
+        match kiraly::fen::parse_fen(fen, CastlingMode::Chess960) {
             Ok(pos) => pos,
             Err(e) => {
                 eprintln!("kiraly: perft: bad FEN: {e}");
@@ -192,6 +187,6 @@ fn run_uci(lines: Option<String>) {
         log::error!("cannot start the input thread: {e}");
         return;
     }
-    let mut engine = engine::Engine::new();
+    let mut engine = engine::Engine::new(kiraly::output::Output::Uci);
     engine.serve(receiver);
 }

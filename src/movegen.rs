@@ -6,6 +6,9 @@
 //! those (and checking pins by hand) saves most of the work there. Only for
 //! positions where the side to move is not in check: evasions use the full
 //! legal move list.
+//!
+//! Also [`gives_check`], which tells from the bitboards whether a move
+//! gives check, without playing it (late-move pruning spares the checks).
 
 use shakmaty::attacks::{
     aligned, between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
@@ -123,6 +126,48 @@ fn pinned_pieces(pos: &Chess, king: Square) -> Bitboard {
         }
     }
     pinned
+}
+
+/// Whether `m`, legal in `pos`, gives check: by the piece moved (or the
+/// promoted one) from its new square, or by a slider of ours it uncovers.
+/// Cheaper than playing the move; castling and en passant, which move two
+/// pieces, are played.
+pub fn gives_check(pos: &Chess, m: Move) -> bool {
+    let Move::Normal {
+        role,
+        from,
+        to,
+        promotion,
+        ..
+    } = m
+    else {
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        return after.is_check();
+    };
+    let board = pos.board();
+    let us = pos.turn();
+    let Some(king) = board.king_of(!us) else {
+        return false;
+    };
+    let occupied = board.occupied().without(from).with(to);
+    let direct = match promotion.unwrap_or(role) {
+        Role::Pawn => pawn_attacks(us, to),
+        Role::Knight => knight_attacks(to),
+        Role::Bishop => bishop_attacks(to, occupied),
+        Role::Rook => rook_attacks(to, occupied),
+        Role::Queen => queen_attacks(to, occupied),
+        Role::King => Bitboard::EMPTY,
+    };
+    if direct.contains(king) {
+        return true;
+    }
+    // The moved piece is accounted for; what it leaves behind may see the
+    // king now.
+    let ours = board.by_color(us).without(from);
+    let uncovered = (bishop_attacks(king, occupied) & board.bishops_and_queens())
+        | (rook_attacks(king, occupied) & board.rooks_and_queens());
+    (uncovered & ours).any()
 }
 
 #[cfg(test)]

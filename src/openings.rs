@@ -10,105 +10,15 @@
 // on Windows means bcryptprimitives.dll, absent from older Wine releases.
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Outcome, Position};
+use shakmaty::{Chess, EnPassantMode, Position};
 
 use crate::board::Board;
-use crate::search::{Limits, SearchContext, SearchResult, Searcher, Signals};
-use crate::tt::TranspositionTable;
-
-/// SplitMix64's output function: a bijective 64-bit mixer.
-fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A small deterministic random number generator (SplitMix64).
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The generator of game (or opening) `game` of a run with seed `seed`.
-    /// The streams of different games start at unrelated points.
-    pub fn for_game(seed: u64, game: u64) -> Rng {
-        Rng(mix64(
-            mix64(seed) ^ mix64(game.wrapping_add(0x5851_F42D_4C95_7F2D)),
-        ))
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        mix64(self.0)
-    }
-
-    /// A number in `0..n` (n > 0); the bias is below n / 2^64.
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-}
-
-/// A game result from White's point of view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameResult {
-    WhiteWins,
-    Draw,
-    BlackWins,
-}
-
-impl GameResult {
-    /// The result as White's score: 1.0, 0.5 or 0.0.
-    pub fn white_score(self) -> f32 {
-        match self {
-            GameResult::WhiteWins => 1.0,
-            GameResult::Draw => 0.5,
-            GameResult::BlackWins => 0.0,
-        }
-    }
-
-    pub fn win_for(color: Color) -> GameResult {
-        match color {
-            Color::White => GameResult::WhiteWins,
-            Color::Black => GameResult::BlackWins,
-        }
-    }
-}
-
-/// How many times the position of `board` occurred before, in `history`
-/// (keys of the earlier positions of the game, oldest first), within the
-/// reversible moves.
-pub fn repetitions(board: &Board, history: &[u64]) -> usize {
-    let reach = (board.pos.halfmoves() as usize).min(history.len());
-    let n = history.len();
-    (2..=reach)
-        .step_by(2)
-        .filter(|&d| history[n - d] == board.key)
-        .count()
-}
-
-/// The result, if the game is over by the rules: checkmate, stalemate,
-/// insufficient material, threefold repetition or the fifty-move rule.
-pub fn game_over(board: &Board, history: &[u64]) -> Option<GameResult> {
-    match board.pos.outcome() {
-        Outcome::Known(KnownOutcome::Decisive { winner }) => {
-            return Some(GameResult::win_for(winner));
-        }
-        Outcome::Known(KnownOutcome::Draw) => return Some(GameResult::Draw),
-        Outcome::Unknown => {}
-    }
-    // Checkmate was tested first: it takes precedence over the 50-move rule.
-    if board.pos.halfmoves() >= 100 || repetitions(board, history) >= 2 {
-        return Some(GameResult::Draw);
-    }
-    None
-}
+use crate::fen::parse_book_line;
+use crate::game::game_over;
+use crate::rng::Rng;
+use crate::search::SoloSearch;
 
 /// Plays `plies` uniformly random legal moves from `start`. Returns the
 /// position reached and the keys of the positions before it, or `None` when
@@ -151,89 +61,6 @@ pub fn load_book(path: &Path) -> Result<Vec<Chess>, String> {
         return Err(format!("book {} holds no positions", path.display()));
     }
     Ok(positions)
-}
-
-/// One book line as a position (standard castling, else Chess960).
-pub fn parse_book_line(line: &str) -> Result<Chess, String> {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    if fields.len() < 4 {
-        return Err(format!("not a FEN/EPD line: '{line}'"));
-    }
-    let counters =
-        fields.len() >= 6 && fields[4].parse::<u32>().is_ok() && fields[5].parse::<u32>().is_ok();
-    let fen_text = if counters {
-        fields[..6].join(" ")
-    } else {
-        format!("{} 0 1", fields[..4].join(" "))
-    };
-    let fen: Fen = fen_text
-        .parse()
-        .map_err(|e| format!("bad FEN '{fen_text}': {e}"))?;
-    match fen.clone().into_position(CastlingMode::Standard) {
-        Ok(pos) => Ok(pos),
-        Err(_) => fen
-            .into_position(CastlingMode::Chess960)
-            .map_err(|e| format!("illegal position '{fen_text}': {e}")),
-    }
-}
-
-/// A single-threaded searcher with its own table and no output, for tools
-/// that play or screen many positions (datagen, `genfens`).
-pub struct SoloSearch {
-    /// The net to evaluate with; `None` (the default): hand-crafted.
-    pub net: Option<&'static crate::nnue::Network>,
-    searcher: Searcher,
-    tt: TranspositionTable,
-    signals: Signals,
-}
-
-impl SoloSearch {
-    pub fn new(hash_mb: usize) -> Result<SoloSearch, String> {
-        let mut searcher = Searcher::new(0);
-        searcher.verbose = false;
-        Ok(SoloSearch {
-            net: None,
-            searcher,
-            tt: TranspositionTable::new(hash_mb)?,
-            signals: Signals::default(),
-        })
-    }
-
-    /// Forgets everything learned in the previous game.
-    pub fn new_game(&mut self) {
-        self.tt.clear();
-        self.searcher.clear();
-    }
-
-    /// A search of `board` (with `history` the keys of the positions before
-    /// it) that starts no iteration once `soft_nodes` are spent and stops
-    /// outright at `hard_nodes`.
-    pub fn search(
-        &mut self,
-        board: &Board,
-        history: &[u64],
-        soft_nodes: u64,
-        hard_nodes: u64,
-    ) -> SearchResult {
-        self.tt.new_search();
-        self.signals.nodes.store(0, Ordering::Relaxed);
-        let limits = Limits {
-            nodes: Some(hard_nodes.max(soft_nodes)),
-            soft_nodes: Some(soft_nodes),
-            ..Limits::default()
-        };
-        let ctx = SearchContext {
-            tt: &self.tt,
-            signals: &self.signals,
-            limits: &limits,
-            start: Instant::now(),
-            castling_mode: board.pos.castles().mode(),
-            game_keys: history,
-            tb: None,
-            net: self.net,
-        };
-        self.searcher.think(board, &ctx)
-    }
 }
 
 /// Settings of `genfens`; the words after `book <path>` set them.
@@ -380,40 +207,10 @@ fn text_seed(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::uci::UciMove;
-    use shakmaty::Move;
     use std::collections::HashSet;
 
     fn position(fen: &str) -> Chess {
         parse_book_line(fen).unwrap()
-    }
-
-    fn mv(pos: &Chess, uci: &str) -> Move {
-        uci.parse::<UciMove>().unwrap().to_move(pos).unwrap()
-    }
-
-    #[test]
-    fn rng_is_deterministic_and_uniform_enough() {
-        let mut a = Rng::for_game(7, 3);
-        let mut b = Rng::for_game(7, 3);
-        let xs: Vec<u64> = (0..100).map(|_| a.next_u64()).collect();
-        let ys: Vec<u64> = (0..100).map(|_| b.next_u64()).collect();
-        assert_eq!(xs, ys);
-        // Other games and seeds get other streams.
-        assert_ne!(Rng::for_game(7, 4).next_u64(), xs[0]);
-        assert_ne!(Rng::for_game(8, 3).next_u64(), xs[0]);
-        // Game k+1 is not game k shifted by one draw (a plain counter seed would be).
-        assert_ne!(Rng::for_game(7, 4).next_u64(), xs[1]);
-
-        let mut rng = Rng::new(1);
-        let mut counts = [0u32; 20];
-        for _ in 0..20_000 {
-            counts[rng.below(20)] += 1;
-        }
-        assert!(
-            counts.iter().all(|&c| (800..1200).contains(&c)),
-            "{counts:?}"
-        );
     }
 
     #[test]
@@ -456,42 +253,6 @@ mod tests {
             .count();
         // 1 of Black's 30 moves mates.
         assert!((20..150).contains(&ended), "{ended}");
-    }
-
-    #[test]
-    fn threefold_repetition_and_fifty_moves() {
-        let mut board = Board::new(Chess::default());
-        let mut history = Vec::new();
-        for _ in 0..2 {
-            for uci in ["g1f3", "g8f6", "f3g1", "f6g8"] {
-                assert!(game_over(&board, &history).is_none());
-                let m = mv(&board.pos, uci);
-                history.push(board.key);
-                board = board.play(m);
-            }
-        }
-        assert_eq!(repetitions(&board, &history), 2);
-        assert_eq!(game_over(&board, &history), Some(GameResult::Draw));
-
-        let fifty = Board::new(position("8/8/4k3/8/8/3QK3/8/8 w - - 100 80"));
-        assert_eq!(game_over(&fifty, &[]), Some(GameResult::Draw));
-        let mate = Board::new(position("7k/6Q1/6K1/8/8/8/8/8 b - - 100 80"));
-        assert_eq!(game_over(&mate, &[]), Some(GameResult::WhiteWins));
-        let bare = Board::new(position("8/8/4k3/8/8/3NK3/8/8 w - - 0 1"));
-        assert_eq!(game_over(&bare, &[]), Some(GameResult::Draw));
-    }
-
-    #[test]
-    fn book_lines() {
-        let epd = parse_book_line(
-            "rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - bm c4; id \"x\";",
-        )
-        .unwrap();
-        assert_eq!(epd.fullmoves().get(), 1);
-        let fen = parse_book_line("8/8/4k3/8/8/3QK3/8/8 w - - 12 40").unwrap();
-        assert_eq!(fen.halfmoves(), 12);
-        assert!(parse_book_line("8/8/8 w").is_err());
-        assert!(parse_book_line("8/8/8/8/8/8/8/8 w - -").is_err());
     }
 
     #[test]

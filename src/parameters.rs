@@ -68,7 +68,7 @@ macro_rules! parameters {
 }
 
 parameters! {
-    // Search (src/search.rs).
+    // Search (src/search/).
 
     /// Reverse futility pruning: deepest remaining depth.
     rfp_max_depth = 6, 1..=12;
@@ -144,7 +144,7 @@ parameters! {
     /// Tablebase results are stored this many plies deeper than the node.
     tb_store_depth_bonus = 6, 0..=20;
 
-    // Move ordering and history (src/history.rs, src/movepick.rs).
+    // Move ordering and history (src/history.rs, src/movepick/).
 
     /// History bonus for a cutoff at depth d: `quadratic * d * d + linear
     /// * d`, at most `history_bonus_max`.

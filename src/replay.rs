@@ -8,14 +8,15 @@
 //! command or when the engine is dropped at the end.
 
 use crate::engine::Engine;
+use crate::output::Output;
 use crate::uci::{reader_loop, Command};
 
-/// With `silent`, nothing is written to stdout (for the whole process).
+/// With `silent`, the engine writes nothing to stdout.
 pub fn run_session(data: &[u8], silent: bool) {
-    crate::uci::silence_output(silent);
     let (tx, rx) = crossbeam_channel::unbounded();
     reader_loop(data, tx);
-    let mut engine = Engine::new();
+    let output = if silent { Output::Silent } else { Output::Uci };
+    let mut engine = Engine::new(output);
     for command in rx.try_iter() {
         if !engine.handle(clamp(command)) {
             break;

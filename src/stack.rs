@@ -9,7 +9,6 @@ use std::ops::{Index, IndexMut};
 
 use shakmaty::Move;
 
-use crate::nnue::Accumulator;
 use crate::score::{INFINITY, MAX_PLY};
 
 /// Entries before the root: as far back as any node looks.
@@ -32,9 +31,6 @@ pub struct StackEntry {
     pub eval: i32,
     /// The move a singular-extension search leaves out at this ply.
     pub excluded: Option<Move>,
-    /// The NNUE accumulators of this ply's position, when the net is in use:
-    /// made from the previous ply's by the move played there.
-    pub acc: Accumulator,
 }
 
 impl StackEntry {
@@ -45,7 +41,6 @@ impl StackEntry {
         played: None,
         eval: -INFINITY,
         excluded: None,
-        acc: Accumulator::EMPTY,
     };
 }
 
@@ -93,15 +88,6 @@ impl Stack {
         entry.pv[0] = Some(m);
         entry.pv[1..=child.pv_len].copy_from_slice(&child.pv[..child.pv_len]);
         entry.pv_len = child.pv_len + 1;
-    }
-
-    /// The entry of `ply` to read and that of `ply + 1` to write, for what
-    /// a child inherits (the net's accumulators) without a copy between.
-    #[inline]
-    pub fn parent_and_child(&mut self, ply: usize) -> (&StackEntry, &mut StackEntry) {
-        let i = BEFORE_ROOT + ply;
-        let (upto, after) = self.entries.split_at_mut(i + 1);
-        (&upto[i], &mut after[0])
     }
 
     /// The principal variation from the root.

@@ -103,34 +103,10 @@ impl StrengthLimit {
     }
 }
 
-/// A small xorshift generator: the choice needs variety between games, not
-/// statistical quality, and not a dependency.
-pub struct Noise(u64);
-
-impl Noise {
-    pub fn from_clock() -> Noise {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0x9E37_79B9_7F4A_7C15, |d| d.as_nanos() as u64);
-        // The clock's high bits barely change between moves: mix them all
-        // (the splitmix64 finaliser) before the first draw.
-        let mut z = nanos.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Noise((z ^ (z >> 31)) | 1)
-    }
-
-    pub fn uniform(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Rng;
     use shakmaty::{Role, Square};
 
     fn mv(to: Square) -> Move {
@@ -165,7 +141,7 @@ mod tests {
             (mv(Square::A3), 30),
             (mv(Square::D2), 50 - weak.max_loss - 1),
         ];
-        let mut noise = Noise(12345);
+        let mut noise = Rng::new(12345);
         let mut counts = [0; 3];
         for _ in 0..10_000 {
             let chosen = weak.choose(&lines, noise.uniform()).unwrap();
@@ -181,7 +157,7 @@ mod tests {
         let draws: Vec<f64> = (0..200)
             .map(|_| {
                 std::thread::sleep(std::time::Duration::from_micros(50));
-                Noise::from_clock().uniform()
+                Rng::from_clock().uniform()
             })
             .collect();
         let low = draws.iter().filter(|&&d| d < 0.5).count();

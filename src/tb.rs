@@ -322,6 +322,7 @@ pub fn prepare(
     root: &Board,
     history: &[u64],
     searchmoves: &mut Vec<Move>,
+    output: crate::output::Output,
 ) -> Probe {
     let mut probe = Probe::new(tables, probe_depth, rule50);
     // A damaged table file may trip an assertion in the reader: the search
@@ -336,9 +337,9 @@ pub fn prepare(
             probe.root_hits = ranking.hits;
         }
         Ok(None) => {}
-        Err(_) => crate::uci::report_problem(
-            "internal error probing the tablebases at the root; searching all moves",
-        ),
+        Err(_) => {
+            output.problem("internal error probing the tablebases at the root; searching all moves")
+        }
     }
     probe
 }
@@ -378,6 +379,7 @@ fn claimable_draw(child: &Board, history: &[u64]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::Output;
     use crate::score::{MATE, MATE_BOUND, MAX_PLY};
     use shakmaty::fen::Fen;
     use shakmaty::CastlingMode;
@@ -443,7 +445,7 @@ mod tests {
     fn rank(fen: &str, rule50: bool, searchmoves: &[&str]) -> (Option<i32>, Vec<String>) {
         let root = board(fen);
         let mut moves: Vec<Move> = searchmoves.iter().map(|m| uci(&root, m)).collect();
-        let probe = prepare(&tables(), 1, rule50, &root, &[], &mut moves);
+        let probe = prepare(&tables(), 1, rule50, &root, &[], &mut moves, Output::Silent);
         assert_eq!(probe.root_score().is_some(), probe.root_hits() > 0);
         let mut kept: Vec<String> = moves
             .iter()
@@ -555,7 +557,15 @@ mod tests {
             rank("8/8/8/4k3/8/8/8/KR6 w - - 0 1", true, &[]).0,
             Some(TB_WIN)
         );
-        let probe = prepare(&tables(), 1, false, &board(fen), &[], &mut Vec::new());
+        let probe = prepare(
+            &tables(),
+            1,
+            false,
+            &board(fen),
+            &[],
+            &mut Vec::new(),
+            Output::Silent,
+        );
         assert_eq!(shown_score(Some(&probe), 150), TB_WIN);
         assert_eq!(shown_score(Some(&probe), MATE - 9), MATE - 9);
         assert_eq!(shown_score(None, 150), 150);

@@ -10,34 +10,19 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossbeam_channel::{unbounded, Receiver, Sender};
 use shakmaty::{CastlingMode, Move, Position};
 
-use crate::board::{move_to_uci, Board};
-use crate::search::{info_line, Limits, SearchContext, SearchResult, Searcher, Signals};
-use crate::tt::TranspositionTable;
-use crate::uci::{report_problem, send};
+use crate::board::move_to_uci;
+use crate::output::Output;
+use crate::search::{info_line, Job, SearchResult, Searcher};
 
 /// Deep recursion with per-ply state needs more than the default 2 MB stack
 /// (and more than a Windows main thread's, which the executable fixes at
 /// 1 or 2 MB), so every search runs on a thread of its own with this stack.
 pub const SEARCH_STACK_BYTES: usize = 64 * 1024 * 1024;
-
-/// One `go`: everything the threads need, shared read-only.
-pub struct Job {
-    pub root: Board,
-    /// Keys of the positions before the root, for repetitions.
-    pub game_keys: Vec<u64>,
-    pub limits: Limits,
-    pub signals: Arc<Signals>,
-    pub tt: Arc<TranspositionTable>,
-    pub start: Instant,
-    pub castling_mode: CastlingMode,
-    /// Syzygy tablebases, when `SyzygyPath` found some.
-    pub tb: Option<crate::tb::Probe>,
-}
 
 enum Message {
     Search(Arc<Job>),
@@ -62,7 +47,8 @@ pub struct ThreadPool {
 impl ThreadPool {
     /// Starts `threads` search threads (at least one). When the system
     /// refuses a thread, the pool keeps the ones it got and says so.
-    pub fn new(threads: usize) -> Result<ThreadPool, String> {
+    /// `output` hears of a thread the system refused.
+    pub fn new(threads: usize, output: Output) -> Result<ThreadPool, String> {
         let threads = threads.max(1);
         let (finished_tx, finished) = unbounded();
         let (helper_done_tx, helper_done_rx) = unbounded();
@@ -74,7 +60,7 @@ impl ThreadPool {
             match spawn_thread(id, move || helper_loop(id, messages, done)) {
                 Ok(handle) => workers.push(Worker { inbox, handle }),
                 Err(e) => {
-                    report_problem(&format!(
+                    output.problem(&format!(
                         "cannot start search thread {id}: {e}; using {id} threads"
                     ));
                     break;
@@ -178,24 +164,10 @@ where
         .spawn(body)
 }
 
-fn context(job: &Job) -> SearchContext<'_> {
-    SearchContext {
-        tt: &job.tt,
-        signals: &job.signals,
-        limits: &job.limits,
-        start: job.start,
-        castling_mode: job.castling_mode,
-        game_keys: &job.game_keys,
-        tb: job.tb.as_ref(),
-        // `Use NNUE` and `EvalFile` change only between searches.
-        net: crate::nnue::for_search(job.limits.strength.is_some()),
-    }
-}
-
 /// Runs one search, turning a panic into `None` and a fresh searcher, so a
 /// bug costs one search and never the thread.
 fn guarded_think(searcher: &mut Searcher, job: &Job) -> Option<SearchResult> {
-    let ctx = context(job);
+    let ctx = job.context();
     match catch_unwind(AssertUnwindSafe(|| searcher.think(&job.root, &ctx))) {
         Ok(result) => Some(result),
         Err(_) => {
@@ -213,7 +185,8 @@ fn helper_loop(id: usize, messages: Receiver<Message>, done: Sender<Option<Searc
             Message::Search(job) => {
                 let result = guarded_think(&mut searcher, &job);
                 if result.is_none() {
-                    report_problem(&format!("internal error in search thread {id}"));
+                    job.output
+                        .problem(&format!("internal error in search thread {id}"));
                 }
                 drop(job);
                 let _ = done.send(result);
@@ -235,11 +208,11 @@ fn main_loop(
         match message {
             Message::Search(job) => {
                 let (best, ponder) = run_main_search(&mut searcher, &job, helpers, &helper_done);
-                let mode = job.castling_mode;
+                let (mode, output) = (job.castling_mode, job.output);
                 // Every thread has dropped the job before the controller
                 // hears of the end, so it may resize the table at once.
                 drop(job);
-                send_bestmove(best, ponder, mode);
+                send_bestmove(best, ponder, mode, output);
                 let _ = finished.send(());
             }
             Message::NewGame => searcher.clear(),
@@ -283,9 +256,9 @@ fn run_main_search(
             // A helper finished a deeper iteration with a score at least as
             // good: its move is the better informed one. Its line goes out
             // last, so the GUI shows the score and PV of the move played.
-            let ctx = context(job);
+            let ctx = job.context();
             let nodes = signals.nodes.load(Ordering::Relaxed);
-            send(&info_line(
+            job.output.send(&info_line(
                 helper.depth,
                 helper.seldepth,
                 helper.score,
@@ -300,12 +273,13 @@ fn run_main_search(
             // only the lines that follow it: repeat the latest so the move
             // it plays comes with a score and a PV.
             if started_pondering && !searcher.last_report.is_empty() {
-                send(&searcher.last_report);
+                job.output.send(&searcher.last_report);
             }
             (result.best, result.ponder)
         }
         (None, _) => {
-            report_problem("internal error in the search; playing a legal move");
+            job.output
+                .problem("internal error in the search; playing a legal move");
             (job.root.pos.legal_moves().first().copied(), None)
         }
     }
@@ -317,14 +291,14 @@ fn is_better(candidate: &SearchResult, current: &SearchResult) -> bool {
     candidate.best.is_some() && candidate.depth > current.depth && candidate.score >= current.score
 }
 
-pub fn send_bestmove(best: Option<Move>, ponder: Option<Move>, mode: CastlingMode) {
+pub fn send_bestmove(best: Option<Move>, ponder: Option<Move>, mode: CastlingMode, output: Output) {
     match (best, ponder) {
-        (Some(b), Some(p)) => send(&format!(
+        (Some(b), Some(p)) => output.send(&format!(
             "bestmove {} ponder {}",
             move_to_uci(b, mode),
             move_to_uci(p, mode)
         )),
-        (Some(b), None) => send(&format!("bestmove {}", move_to_uci(b, mode))),
-        (None, _) => send("bestmove 0000"),
+        (Some(b), None) => output.send(&format!("bestmove {}", move_to_uci(b, mode))),
+        (None, _) => output.send("bestmove 0000"),
     }
 }

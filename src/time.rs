@@ -1,10 +1,54 @@
-//! Time management: turns the `go` clock parameters into a soft limit (do not
-//! start another iteration after it, scaled by how settled the search looks)
-//! and a hard limit (abort the search).
+//! What `go` asks of a search ([`Limits`]), and time management: turns the
+//! `go` clock parameters into a soft limit (do not start another iteration
+//! after it, scaled by how settled the search looks) and a hard limit (abort
+//! the search).
 
 use std::time::Duration;
 
+use shakmaty::Move;
+
 use crate::parameters as params;
+use crate::strength::{StrengthLimit, CANDIDATE_LINES};
+
+/// What `go` asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    /// No new iteration once this many nodes are spent (the "soft node
+    /// limit" of data generation: whole iterations, so a position is not
+    /// judged by a half-searched last depth).
+    pub soft_nodes: Option<u64>,
+    /// Stop once a mate in at most this many moves is found.
+    pub mate: Option<u32>,
+    pub budget: Option<TimeBudget>,
+    /// `go infinite`: never stop on our own, and hold `bestmove` until `stop`.
+    pub infinite: bool,
+    /// Restrict the root to these moves (`go searchmoves`).
+    pub searchmoves: Vec<Move>,
+    /// Best lines to report (`MultiPV`); 0 counts as 1.
+    pub multipv: usize,
+    /// `UCI_LimitStrength`: the node budget and the choice among root lines.
+    pub strength: Option<StrengthLimit>,
+    /// `UCI_ShowWDL`: the root's material count, which with the score gives
+    /// the `wdl` figures of each `info` line.
+    pub wdl_material: Option<i32>,
+}
+
+impl Limits {
+    /// Root lines the main thread searches each iteration: what `MultiPV`
+    /// asks for, and enough to choose from when the strength is limited.
+    pub fn lines_to_search(&self) -> usize {
+        let candidates = self.strength.map_or(1, |_| CANDIDATE_LINES);
+        self.multipv.max(candidates).max(1)
+    }
+
+    /// Whether the main thread's own result must be played: with several
+    /// lines or a strength limit, a helper's single line is not comparable.
+    pub fn main_thread_decides(&self) -> bool {
+        self.lines_to_search() > 1 || self.strength.is_some()
+    }
+}
 
 /// Clock information from a `go` command, for the side to move.
 #[derive(Clone, Copy, Debug, Default)]

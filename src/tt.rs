@@ -9,12 +9,12 @@
 //! word. A reader recomputes `stored ^ data` and accepts the entry only when
 //! it equals the probed key, so an entry torn by a concurrent writer (half old,
 //! half new) is rejected instead of being trusted. Moves read from the table
-//! are only ever used after being matched against the legal move list.
+//! are only ever used once `PackedMove::legal_move` finds them legal.
 
 use std::alloc::{alloc_zeroed, Layout};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
-use shakmaty::Move;
+use shakmaty::{Chess, Move, Position, Role, Square};
 
 use crate::parameters as params;
 use crate::score::{from_tt, to_tt};
@@ -40,6 +40,50 @@ impl PackedMove {
     pub fn matches(self, m: Move) -> bool {
         self != PackedMove::NONE && PackedMove::new(m) == self
     }
+
+    /// The move packed here, if it is legal in `pos`: the one decoder of
+    /// table moves. A table entry may belong to another position with the
+    /// same index (or, rarely, the same key), so its move is never trusted
+    /// unchecked.
+    pub fn legal_move(self, pos: &Chess) -> Option<Move> {
+        if self == PackedMove::NONE {
+            return None;
+        }
+        let from = Square::new(u32::from(self.0 & 63));
+        let to = Square::new(u32::from((self.0 >> 6) & 63));
+        let promotion = match self.0 >> 12 {
+            0 => None,
+            r => Some(Role::try_from(r).ok()?),
+        };
+        let board = pos.board();
+        let us = pos.turn();
+        let piece = board.piece_at(from).filter(|p| p.color == us)?;
+        let target = board.piece_at(to);
+        let m = match (piece.role, target) {
+            // shakmaty's castling: the king takes its own rook.
+            (Role::King, Some(t))
+                if t.color == us && t.role == Role::Rook && promotion.is_none() =>
+            {
+                Move::Castle {
+                    king: from,
+                    rook: to,
+                }
+            }
+            (_, Some(t)) if t.color == us => return None,
+            // A pawn moving diagonally to an empty square takes en passant.
+            (Role::Pawn, None) if from.file() != to.file() && promotion.is_none() => {
+                Move::EnPassant { from, to }
+            }
+            (role, target) => Move::Normal {
+                role,
+                from,
+                capture: target.map(|t| t.role),
+                to,
+                promotion,
+            },
+        };
+        pos.is_legal(m).then_some(m)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +91,32 @@ pub enum Bound {
     Exact = 1,
     Lower = 2,
     Upper = 3,
+}
+
+impl Bound {
+    /// The bound of a search's result: `best` at or above `beta` is a
+    /// lower bound (a cutoff), a score that raised alpha is exact, and
+    /// one that did not is an upper bound.
+    #[inline]
+    pub fn of_result(best: i32, raised_alpha: bool, beta: i32) -> Bound {
+        if best >= beta {
+            Bound::Lower
+        } else if raised_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+
+    /// Whether a score with this bound settles the window `alpha..beta`.
+    #[inline]
+    pub fn settles(self, score: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+        }
+    }
 }
 
 /// What the table keeps of a position: what a probe returns and a store
@@ -328,11 +398,6 @@ fn advise_huge_pages(ptr: *mut u8, len: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_ptr: *mut u8, _len: usize) {}
 
-/// The legal move a packed TT move stands for, if any.
-pub fn unpack_move(packed: PackedMove, legal: &[Move]) -> Option<Move> {
-    legal.iter().copied().find(|&m| packed.matches(m))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -470,12 +535,10 @@ mod tests {
             for thread in 0..4u64 {
                 let (tt, hits) = (&tt, &hits);
                 scope.spawn(move || {
-                    let mut x = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(thread + 1);
+                    let mut rng = crate::rng::Rng::new(thread + 1);
                     for _ in 0..400_000 {
-                        // xorshift64: keys from a pool far larger than the table
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
+                        // Keys from a pool far larger than the table.
+                        let x = rng.next_u64();
                         let key = (x % 200_000).wrapping_mul(0xD6E8_FEB8_6659_FD93);
                         if (x >> 40) & 1 == 0 {
                             let (mv, score, depth, bound) = data_for(key);

@@ -1,10 +1,10 @@
-//! The UCI protocol: reading and parsing commands, and writing replies.
+//! The UCI protocol's input: reading and parsing commands (the replies go
+//! out through `output::Output`, which the engine holds).
 //!
 //! Parsing is pure (text in, `Command` out) so that every malformed input can
 //! be tested without a running engine. Nothing here panics on any input.
 
-use std::io::{self, BufRead, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::io::{self, BufRead};
 
 use crossbeam_channel::Sender;
 
@@ -66,33 +66,6 @@ pub enum Command {
     Invalid(String),
 }
 
-/// Set by in-process replays (fuzzing, regression tests), whose thousands of
-/// runs would otherwise flood the test output.
-static SILENT: AtomicBool = AtomicBool::new(false);
-
-pub fn silence_output(silent: bool) {
-    SILENT.store(silent, Ordering::Relaxed);
-}
-
-/// Writes one protocol line to stdout and flushes it at once: a GUI reading
-/// through a pipe would otherwise see it only when the buffer fills.
-pub fn send(line: &str) {
-    if SILENT.load(Ordering::Relaxed) {
-        return;
-    }
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    // A closed stdout means the GUI is gone; there is no one left to tell.
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
-}
-
-/// Reports a problem to the GUI as `info string` and to the log on stderr.
-pub fn report_problem(message: &str) {
-    log::warn!("{message}");
-    send(&format!("info string {message}"));
-}
-
 /// Reads stdin line by line and forwards parsed commands until `quit` or the
 /// end of input, which counts as `quit`.
 pub fn reader_loop(input: impl BufRead, commands: Sender<Command>) {
@@ -106,11 +79,12 @@ pub fn reader_loop(input: impl BufRead, commands: Sender<Command>) {
                 break;
             }
         };
-        if line.truncated {
-            report_problem(&format!("line longer than {MAX_LINE_BYTES} bytes ignored"));
-            continue;
-        }
-        let command = parse_command(&line.text);
+        // An overlong line is not parsed; the controller reports it.
+        let command = if line.truncated {
+            Command::Invalid(format!("line longer than {MAX_LINE_BYTES} bytes ignored"))
+        } else {
+            parse_command(&line.text)
+        };
         let quit = command == Command::Quit;
         if commands.send(command).is_err() || quit {
             return;

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks that the engine's modules import one another one way only.
+"""Checks that the engine's modules import one another one way only, and
+that no source file outgrows one concept.
 
 Reads every `.rs` file under `src/`, collects the paths it names through
 `crate::` (`kiraly::` in `main.rs`), and builds the graph between the crate's
@@ -7,8 +8,13 @@ top-level modules (`src/eval/*.rs` count as `eval`: a parent and its own
 submodules use each other through `super::`, which stays inside it). Code under `#[cfg(test)]` is left
 out: a unit test may drive its module through the layers above it.
 
-    python3 tools/import_graph.py            # exit 1 and print any cycle
-    python3 tools/import_graph.py --edges    # also print the graph, layer by layer
+A file of `src/` longer than MAX_LINES (800) lines fails the check too: past
+that size a file has almost always grown a second concept, which wants a
+file (or a folder of files) of its own.
+
+    python3 tools/import_graph.py              # exit 1 and print any cycle or long file
+    python3 tools/import_graph.py --edges      # also print the graph, layer by layer
+    python3 tools/import_graph.py --self-test  # check the checks on made-up trees
 
 Standard library only, so it runs before any set-up.
 """
@@ -19,6 +25,9 @@ import re
 import sys
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+
+# The longest a file of src/ may be, in lines.
+MAX_LINES = 800
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|::|[{},;*#\[\]()]|\S")
 
@@ -106,24 +115,36 @@ def parse_tree(tokens, i):
     return [[]], i
 
 
-def modules():
+def modules(src=SRC):
     """Maps each top-level module name to its files."""
     found = {}
-    for root, _, files in os.walk(SRC):
+    for root, _, files in os.walk(src):
         for f in files:
             if not f.endswith(".rs"):
                 continue
-            rel = os.path.relpath(os.path.join(root, f), SRC)
+            rel = os.path.relpath(os.path.join(root, f), src)
             found.setdefault(rel[:-3].split(os.sep)[0], []).append(rel)
     return found
 
 
-def edges():
-    mods = modules()
+def long_files(src=SRC, limit=MAX_LINES):
+    """The files of `src` longer than `limit` lines, as (path, lines), longest first."""
+    found = []
+    for files in modules(src).values():
+        for rel in files:
+            with open(os.path.join(src, rel), encoding="utf-8") as fh:
+                lines = sum(1 for _ in fh)
+            if lines > limit:
+                found.append((rel, lines))
+    return sorted(found, key=lambda f: (-f[1], f[0]))
+
+
+def edges(src=SRC):
+    mods = modules(src)
     graph = {m: set() for m in mods}
     for mod, files in mods.items():
         for rel in files:
-            with open(os.path.join(SRC, rel), encoding="utf-8") as fh:
+            with open(os.path.join(src, rel), encoding="utf-8") as fh:
                 tokens = drop_cfg_test(TOKEN.findall(strip_comments_and_strings(fh.read())))
             for i, t in enumerate(tokens):
                 if t == "kiraly" and mod == "main" and i + 1 < len(tokens) and tokens[i + 1] == "::":
@@ -182,20 +203,76 @@ def layers(graph):
     return height
 
 
+def self_test():
+    """Runs both checks on small made-up trees: each must pass a good tree
+    and catch a bad one. Returns the failures, as messages."""
+    import shutil
+    import tempfile
+
+    made = []
+
+    def tree(files):
+        root = tempfile.mkdtemp(prefix="import_graph_")
+        made.append(root)
+        for rel, text in files.items():
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        return root
+
+    failures = []
+    try:
+        check_trees(tree, failures)
+    finally:
+        for root in made:
+            shutil.rmtree(root, ignore_errors=True)
+    return failures
+
+
+def check_trees(tree, failures):
+    """The cases of `self_test`: `tree` makes a src/ folder from {path: text}."""
+    one_way = tree({
+        "a.rs": "use crate::b::X;\n",
+        "b/mod.rs": "use super::c::Y;\n// crate::a in a comment\n",
+        "b/c.rs": '#[cfg(test)]\nmod tests { use crate::a::Z; }\nconst S: &str = "crate::a";\n',
+    })
+    if find_cycle(edges(one_way)):
+        failures.append("a one-way tree (comment, string, test and submodule uses) was called a cycle")
+    cycle = tree({"a.rs": "use crate::b::X;\n", "b.rs": "use crate::{c::Y, d};\n", "c.rs": "fn f() { crate::a::g(); }\n"})
+    if find_cycle(edges(cycle)) != ["a", "b", "c", "a"]:
+        failures.append(f"the cycle a -> b -> c -> a was not found: {find_cycle(edges(cycle))}")
+    sizes = tree({"short.rs": "\n" * MAX_LINES, "deep/long.rs": "\n" * (MAX_LINES + 1)})
+    if long_files(sizes) != [(os.path.join("deep", "long.rs"), MAX_LINES + 1)]:
+        failures.append(f"a file of {MAX_LINES + 1} lines and one of {MAX_LINES}: {long_files(sizes)}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--edges", action="store_true", help="print the graph, layer by layer")
+    ap.add_argument("--self-test", action="store_true", help="check the checks on made-up trees")
     args = ap.parse_args()
+    if args.self_test:
+        failures = self_test()
+        for f in failures:
+            print("self-test: " + f)
+        print("self-test: " + ("FAILED" if failures else "both checks pass a good tree and catch a bad one"))
+        return 1 if failures else 0
     graph = edges()
     cycle = find_cycle(graph)
     if cycle:
         print("import cycle: " + " -> ".join(cycle))
         return 1
+    too_long = long_files()
+    if too_long:
+        for rel, lines in too_long:
+            print(f"src/{rel}: {lines} lines, more than {MAX_LINES}: split it by concept")
+        return 1
     if args.edges:
         height = layers(graph)
         for m in sorted(graph, key=lambda m: (-height[m], m)):
             print(f"{height[m]:2} {m:12} -> {', '.join(sorted(graph[m])) or '-'}")
-    print(f"no import cycle among {len(graph)} modules of src/")
+    print(f"no import cycle among {len(graph)} modules of src/, no file over {MAX_LINES} lines")
     return 0
 
 

@@ -8,7 +8,11 @@
 //! * [`pawns`]: pawn structure behind a pawn hash table, passed pawns,
 //! * [`king`]: king safety (shelter, storm and the non-linear danger),
 //! * [`endgame`]: scale factors for drawish endings,
-//! * [`trace`]: the `eval` command's table and the tuner's coefficients.
+//! * [`trace`]: the `eval` command's table and the tuner's coefficients,
+//! * `info`: the attack maps and king zones the terms share,
+//! * `bits`: the terms' bitboard helpers on plain `u64`,
+//! * `net`: the net's evaluation with the same dead-position and
+//!   fifty-move handling.
 //!
 //! Every linear term goes through [`Acc::add`], which adds `VALUES[index] *
 //! count` to one side's score and, when tracing, records the count, so the
@@ -21,11 +25,18 @@ pub mod pawns;
 pub mod pieces;
 pub mod trace;
 
-use shakmaty::attacks::king_attacks;
-use shakmaty::{Board, Chess, Color, Position, Role, Square};
+mod bits;
+mod info;
+mod net;
+
+use shakmaty::{Chess, Color, Position};
+
+pub(crate) use bits::*;
+pub use info::Info;
+pub use net::{evaluate_nnue, finish_net_eval};
 
 use params::{idx, HALFMOVE_FREE, S, VALUES};
-pub use trace::{eval_coefficients, print_trace, trace, Coefficients, EvalTrace};
+pub use trace::{eval_coefficients, nnue_lines, trace, trace_lines, Coefficients, EvalTrace};
 
 pub use king::KingInfo;
 use pawns::PawnTable;
@@ -70,199 +81,6 @@ impl<T: Tracer> Acc<'_, T> {
     }
 }
 
-// ---------------------------------------------------------------------------
-// Bitboard helpers (plain u64, a1 = bit 0).
-
-pub(crate) const FILE_A: u64 = 0x0101_0101_0101_0101;
-pub(crate) const FILE_H: u64 = FILE_A << 7;
-pub(crate) const LIGHT_SQUARES: u64 = 0x55AA_55AA_55AA_55AA;
-pub(crate) const DARK_SQUARES: u64 = !LIGHT_SQUARES;
-
-#[inline(always)]
-pub(crate) const fn file_bb(file: usize) -> u64 {
-    FILE_A << file
-}
-
-#[inline(always)]
-pub(crate) const fn rank_bb(rank: usize) -> u64 {
-    0xFF << (8 * rank)
-}
-
-pub(crate) const fn adjacent_files(file: usize) -> u64 {
-    let mut bb = 0;
-    if file > 0 {
-        bb |= file_bb(file - 1);
-    }
-    if file < 7 {
-        bb |= file_bb(file + 1);
-    }
-    bb
-}
-
-#[inline(always)]
-pub(crate) const fn north_fill(mut b: u64) -> u64 {
-    b |= b << 8;
-    b |= b << 16;
-    b |= b << 32;
-    b
-}
-
-#[inline(always)]
-pub(crate) const fn south_fill(mut b: u64) -> u64 {
-    b |= b >> 8;
-    b |= b >> 16;
-    b |= b >> 32;
-    b
-}
-
-/// One rank towards the enemy.
-#[inline(always)]
-pub(crate) fn forward(color: Color, b: u64) -> u64 {
-    match color {
-        Color::White => b << 8,
-        Color::Black => b >> 8,
-    }
-}
-
-/// All squares attacked by `color`'s pawns in `pawns`.
-#[inline(always)]
-pub(crate) fn pawn_attacks_bb(color: Color, pawns: u64) -> u64 {
-    match color {
-        Color::White => ((pawns & !FILE_A) << 7) | ((pawns & !FILE_H) << 9),
-        Color::Black => ((pawns & !FILE_A) >> 9) | ((pawns & !FILE_H) >> 7),
-    }
-}
-
-/// Rank 0..7 seen from `color` (0 = its back rank).
-#[inline(always)]
-pub(crate) fn relative_rank(color: Color, sq: Square) -> usize {
-    match color {
-        Color::White => sq.rank() as usize,
-        Color::Black => 7 - sq.rank() as usize,
-    }
-}
-
-/// Square index seen from `color` (White's squares as they are).
-#[inline(always)]
-pub(crate) fn relative_square(color: Color, sq: Square) -> usize {
-    match color {
-        Color::White => sq as usize,
-        Color::Black => sq as usize ^ 56,
-    }
-}
-
-/// Squares strictly ahead of `sq` on its file, from `color`'s side.
-pub(crate) static FORWARD_FILE: [[u64; 64]; 2] = build_spans(false);
-/// Squares strictly ahead of `sq` on its file and the adjacent files.
-pub(crate) static PASSED_SPAN: [[u64; 64]; 2] = build_spans(true);
-
-const fn build_spans(wide: bool) -> [[u64; 64]; 2] {
-    let mut out = [[0; 64]; 2];
-    let mut sq = 0;
-    while sq < 64 {
-        let file = sq % 8;
-        let mut files = file_bb(file);
-        if wide {
-            files |= adjacent_files(file);
-        }
-        let rank = sq / 8;
-        let white_ahead = if rank == 7 {
-            0
-        } else {
-            u64::MAX << (8 * (rank + 1))
-        };
-        let black_ahead = (1u64 << (8 * rank)) - 1;
-        out[Color::White as usize][sq] = white_ahead & files;
-        out[Color::Black as usize][sq] = black_ahead & files;
-        sq += 1;
-    }
-    out
-}
-
-// ---------------------------------------------------------------------------
-
-/// Attack maps and king-attack tallies shared by the terms. Arrays are
-/// indexed by `Color as usize`; `attacked_by` by `Role as usize - 1`.
-pub struct Info {
-    pub occupied: u64,
-    pub pieces: [u64; 2],
-    pub pawns: [u64; 2],
-    pub king_sq: [Square; 2],
-    pub attacked_by: [[u64; 6]; 2],
-    /// Squares attacked by any piece of the side.
-    pub attacked: [u64; 2],
-    /// Squares attacked at least twice.
-    pub attacked2: [u64; 2],
-    pub king_zone: [u64; 2],
-    pub mobility_area: [u64; 2],
-    /// Pieces of a side attacking the enemy king zone, by role (N, B, R, Q).
-    pub zone_attackers: [[i32; 4]; 2],
-    /// Attacks of a side's pieces on enemy king-zone squares.
-    pub zone_attacks: [i32; 2],
-    /// A side's knights and bishops attacking its own king zone.
-    pub defenders: [i32; 2],
-    pub phase: i32,
-}
-
-impl Info {
-    /// The squares the pieces of one role of side `c` attack.
-    #[inline]
-    pub fn attacks_by(&self, c: usize, role: Role) -> u64 {
-        self.attacked_by[c][role as usize - 1]
-    }
-
-    /// The pieces of one role (knight to queen) of side `c` that attack
-    /// the enemy king zone.
-    #[inline]
-    pub fn zone_attackers_by(&self, c: usize, role: Role) -> i32 {
-        self.zone_attackers[c][role as usize - Role::Knight as usize]
-    }
-
-    fn new(board: &Board) -> Info {
-        let mut info = Info {
-            occupied: board.occupied().0,
-            pieces: [board.black().0, board.white().0],
-            pawns: [
-                board.by_piece(Role::Pawn.of(Color::Black)).0,
-                board.by_piece(Role::Pawn.of(Color::White)).0,
-            ],
-            king_sq: [Square::E8, Square::E1],
-            attacked_by: [[0; 6]; 2],
-            attacked: [0; 2],
-            attacked2: [0; 2],
-            king_zone: [0; 2],
-            mobility_area: [0; 2],
-            zone_attackers: [[0; 4]; 2],
-            zone_attacks: [0; 2],
-            defenders: [0; 2],
-            phase: 0,
-        };
-        for color in Color::ALL {
-            let c = color as usize;
-            let ksq = board.king_of(color).unwrap_or(info.king_sq[c]);
-            info.king_sq[c] = ksq;
-            let pawn_att = pawn_attacks_bb(color, info.pawns[c]);
-            let king_att = king_attacks(ksq).0;
-            info.attacked_by[c][0] = pawn_att;
-            info.attacked_by[c][5] = king_att;
-            info.attacked[c] = pawn_att | king_att;
-            info.attacked2[c] = pawn_att & king_att;
-            let around = king_att | (1u64 << ksq as usize);
-            info.king_zone[c] = around | forward(color, around);
-        }
-        for color in Color::ALL {
-            let c = color as usize;
-            let them = !color as usize;
-            info.mobility_area[c] = !info.pieces[c] & !info.attacked_by[them][0];
-        }
-        let minors = (board.knights() | board.bishops()).count() as i32;
-        let rooks = board.rooks().count() as i32;
-        let queens = board.queens().count() as i32;
-        info.phase = (minors + 2 * rooks + 4 * queens).min(MAX_PHASE);
-        info
-    }
-}
-
 /// Per-search-thread evaluator: owns the pawn hash table (allocated once).
 pub struct Evaluator {
     pawns: PawnTable,
@@ -281,57 +99,11 @@ impl Evaluator {
         }
     }
 
-    /// Centipawns from the side to move's point of view: the net's when
-    /// `Use NNUE` is on, else the hand-crafted evaluation's.
-    #[inline]
-    pub fn evaluate(&mut self, pos: &Chess) -> i32 {
-        if crate::nnue::enabled() {
-            if let Some(net) = crate::nnue::current() {
-                return evaluate_nnue(net, pos);
-            }
-        }
-        self.evaluate_hand_crafted(pos)
-    }
-
     /// The hand-crafted evaluation, whatever `Use NNUE` says.
     #[inline]
     pub fn evaluate_hand_crafted(&mut self, pos: &Chess) -> i32 {
         evaluate_with(pos, Some(&mut self.pawns), &mut NoTrace).stm
     }
-}
-
-/// The net's evaluation, side to move's view, with what the hand-crafted
-/// one also applies around its terms: 0 for a dead position, and the same
-/// fade towards the fifty-move rule (so the table's clock-free caching of
-/// evaluations holds for both).
-pub fn evaluate_nnue(net: &crate::nnue::Network, pos: &Chess) -> i32 {
-    match crate::nnue::Accumulator::refresh(net, pos.board()) {
-        Some(acc) => evaluate_nnue_from(net, &acc, pos),
-        None => 0,
-    }
-}
-
-/// `evaluate_nnue` with the accumulator of `pos` at hand (the search keeps
-/// one per ply, updated move by move).
-#[inline]
-pub fn evaluate_nnue_from(
-    net: &crate::nnue::Network,
-    acc: &crate::nnue::Accumulator,
-    pos: &Chess,
-) -> i32 {
-    let dead = (pos.board().pawns() | pos.board().rooks() | pos.board().queens()).is_empty()
-        && pos.has_insufficient_material(Color::White)
-        && pos.has_insufficient_material(Color::Black);
-    if dead {
-        return 0;
-    }
-    let raw = acc.evaluate(net, pos.turn(), pos.board().occupied().count());
-    // Keep clear of mate and tablebase scores.
-    let raw = raw.clamp(
-        -crate::score::TB_WIN_BOUND + 1,
-        crate::score::TB_WIN_BOUND - 1,
-    );
-    raw * halfmove_factor(pos.halfmoves()) / (100 - HALFMOVE_FREE)
 }
 
 /// Evaluates without a pawn table (convenience for one-off calls).
@@ -366,6 +138,16 @@ pub fn combine(total: S, phase: i32, scale: i32, halfmove_factor: i32) -> i32 {
     tapered * halfmove_factor / (100 - HALFMOVE_FREE)
 }
 
+/// Whether neither side has mating material: both evaluations score such a
+/// position 0. Only positions without pawns, rooks and queens can be dead,
+/// which the first test settles for almost every position.
+#[inline]
+pub fn is_dead(pos: &Chess) -> bool {
+    (pos.board().pawns() | pos.board().rooks() | pos.board().queens()).is_empty()
+        && pos.has_insufficient_material(Color::White)
+        && pos.has_insufficient_material(Color::Black)
+}
+
 /// Whether the evaluation of `pos` would be the same at any halfmove clock
 /// up to its own: the clock is not part of the position key, so only such
 /// evaluations may be cached under it.
@@ -389,10 +171,7 @@ pub fn evaluate_with<T: Tracer>(
     let hm_factor = halfmove_factor(pos.halfmoves());
     let mut info = Info::new(board);
     let phase = info.phase;
-    // Only positions without pawns, rooks and queens can be dead.
-    let dead = (board.pawns() | board.rooks() | board.queens()).is_empty()
-        && pos.has_insufficient_material(Color::White)
-        && pos.has_insufficient_material(Color::Black);
+    let dead = is_dead(pos);
     if dead && !T::ACTIVE {
         return Outcome {
             stm: 0,
@@ -446,7 +225,7 @@ pub fn evaluate_with<T: Tracer>(
 mod tests {
     use super::*;
     use shakmaty::fen::Fen;
-    use shakmaty::CastlingMode;
+    use shakmaty::{CastlingMode, Square};
 
     fn pos(fen: &str) -> Chess {
         fen.parse::<Fen>()

@@ -6,7 +6,6 @@ use shakmaty::{Chess, Color};
 use super::king::{self, KingInfo};
 use super::params::{kd, term_of, Term, NUM_PARAMS, S, VALUES};
 use super::{combine, evaluate_with, Tracer};
-use crate::uci::send;
 
 /// Records every count, per side.
 struct Collector {
@@ -288,25 +287,18 @@ pub fn trace_lines(pos: &Chess) -> Vec<String> {
     out
 }
 
-/// Prints the `eval` table; `limited_strength` is `UCI_LimitStrength`,
-/// which decides with `Use NNUE` which evaluation the search uses.
-pub fn print_trace(pos: &Chess, limited_strength: bool) {
-    for line in trace_lines(pos) {
-        send(&line);
-    }
-    if let Some(net) = crate::nnue::current() {
-        for line in nnue_lines(net, pos, limited_strength) {
-            send(&line);
-        }
-    }
-}
-
 /// The net's part of `eval`, as Stockfish 15.1 shows it: each piece's value
 /// (the evaluation minus the evaluation without that piece, White's view,
 /// in pawns) on a board, then the net's evaluation and which one the
-/// search uses, as `nnue::for_search` decides with `limited_strength`
-/// (`UCI_LimitStrength`), and the settings that decided it.
-pub fn nnue_lines(net: &crate::nnue::Network, pos: &Chess, limited_strength: bool) -> Vec<String> {
+/// search uses (`in_use`: the net), with the settings that decided it
+/// (`Use NNUE`, `UCI_LimitStrength`).
+pub fn nnue_lines(
+    net: &crate::nnue::Network,
+    pos: &Chess,
+    in_use: bool,
+    use_nnue: bool,
+    limited_strength: bool,
+) -> Vec<String> {
     use shakmaty::{Color, EnPassantMode, File, FromSetup, Position, Rank, Role, Square};
     let white = |p: &Chess| {
         let stm = crate::eval::evaluate_nnue(net, p);
@@ -368,12 +360,8 @@ pub fn nnue_lines(net: &crate::nnue::Network, pos: &Chess, limited_strength: boo
     ));
     lines.push(format!(
         "Evaluation in use      {} (Use NNUE {}{})",
-        if crate::nnue::for_search(limited_strength).is_some() {
-            "NNUE"
-        } else {
-            "hand-crafted"
-        },
-        crate::nnue::enabled(),
+        if in_use { "NNUE" } else { "hand-crafted" },
+        use_nnue,
         if limited_strength {
             ", UCI_LimitStrength true"
         } else {

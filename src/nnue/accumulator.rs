@@ -227,7 +227,7 @@ mod tests {
     }
 
     fn position(fen: &str) -> Chess {
-        crate::openings::parse_book_line(fen).unwrap()
+        crate::fen::parse_book_line(fen).unwrap()
     }
 
     /// Plays pseudo-random games (captures preferred, so material changes)

@@ -15,6 +15,8 @@
 //! * `network`: the file format, loading, and the forward pass;
 //! * `accumulator`: the per-side accumulators, refreshed or updated by a
 //!   move's changes;
+//! * `stack`: the accumulators along the search's line, behind push a
+//!   move, push a null move and evaluate;
 //! * `simd`: the output layer's dot product, one version per instruction
 //!   set (AVX2, SSE2, plain Rust).
 
@@ -22,13 +24,14 @@ pub mod accumulator;
 pub mod features;
 pub mod network;
 pub mod simd;
+pub mod stack;
 
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 pub use accumulator::Accumulator;
 pub use features::{layout_by_name, BucketLayout, View, INPUTS, ONE_BUCKET};
 pub use network::{Network, NetworkError};
+pub use stack::AccumulatorStack;
 
 /// Accumulator width.
 pub const HIDDEN: usize = 256;
@@ -59,17 +62,10 @@ pub const EMBEDDED_BYTES: &[u8] = include_bytes!("../../nets/default.nnue");
 pub const EMBEDDED_NAME: &str = "<embedded>";
 
 static EMBEDDED: OnceLock<Option<Network>> = OnceLock::new();
-/// A net loaded with `EvalFile`; null while the embedded one is in use.
-/// Loaded nets are leaked on purpose: a handful of loads per run, and the
-/// search threads may still read the previous one.
-static LOADED: AtomicPtr<Network> = AtomicPtr::new(std::ptr::null_mut());
 /// `Use NNUE`'s default: the net searches unless asked not to, since the
 /// built-in net passed an SPRT against the hand-crafted evaluation (see
 /// `docs/evaluation.md`). `bench` follows it too.
 pub const ENABLED_BY_DEFAULT: bool = true;
-
-/// `Use NNUE`.
-static ENABLED: AtomicBool = AtomicBool::new(ENABLED_BY_DEFAULT);
 
 /// The built-in net; `None` only if the file built in were damaged, which
 /// a unit test rules out.
@@ -77,45 +73,6 @@ pub fn embedded() -> Option<&'static Network> {
     EMBEDDED
         .get_or_init(|| Network::from_bytes(EMBEDDED_BYTES).ok())
         .as_ref()
-}
-
-/// The net the evaluation uses when NNUE is on.
-#[inline]
-pub fn current() -> Option<&'static Network> {
-    let loaded = LOADED.load(Ordering::Acquire);
-    if loaded.is_null() {
-        embedded()
-    } else {
-        // SAFETY: LOADED only ever holds pointers from `Box::leak`, never freed.
-        Some(unsafe { &*loaded })
-    }
-}
-
-/// Makes `net` the current one (`None`: back to the built-in net).
-pub fn set_network(net: Option<Network>) {
-    let ptr = net.map_or(std::ptr::null_mut(), |n| {
-        Box::leak(Box::new(n)) as *mut Network
-    });
-    LOADED.store(ptr, Ordering::Release);
-}
-
-/// Whether the search evaluates with the net (`Use NNUE`).
-#[inline]
-pub fn enabled() -> bool {
-    ENABLED.load(Ordering::Relaxed)
-}
-
-pub fn set_enabled(on: bool) {
-    ENABLED.store(on, Ordering::Relaxed);
-}
-
-/// The net a search evaluates with, `None` for the hand-crafted evaluation:
-/// the current net when `Use NNUE` is on, except under `UCI_LimitStrength`,
-/// whose `UCI_Elo` node budgets were calibrated with the hand-crafted
-/// evaluation (`src/strength.rs`). The search and `eval` both ask here, so
-/// `eval` names the evaluation the search really uses.
-pub fn for_search(limited_strength: bool) -> Option<&'static Network> {
-    (enabled() && !limited_strength).then(current).flatten()
 }
 
 /// How the tools' command lines (`datagen play --net`, `trainer

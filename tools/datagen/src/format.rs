@@ -39,7 +39,7 @@ use shakmaty::{
     Role, Setup, Square,
 };
 
-use kiraly::openings::GameResult;
+use kiraly::game::GameResult;
 
 pub const HEADER_BYTES: usize = 32;
 pub const PLY_BYTES: usize = 4;
@@ -513,7 +513,7 @@ pub fn scan_records(bytes: &[u8]) -> Result<(u64, usize), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kiraly::openings::parse_book_line;
+    use kiraly::fen::parse_book_line;
     use shakmaty::fen::Fen;
     use shakmaty::uci::UciMove;
 

@@ -12,7 +12,8 @@
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
-use kiraly::openings::{parse_book_line, GameResult};
+use kiraly::fen::parse_book_line;
+use kiraly::game::GameResult;
 use kiraly::score::MATE;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, Move, Position};

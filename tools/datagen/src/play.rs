@@ -22,7 +22,10 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use kiraly::board::Board;
-use kiraly::openings::{game_over, load_book, random_walk, GameResult, Rng, SoloSearch};
+use kiraly::game::{game_over, GameResult};
+use kiraly::openings::{load_book, random_walk};
+use kiraly::rng::Rng;
+use kiraly::search::SoloSearch;
 use shakmaty::{Chess, Color, Position};
 
 use crate::chess960;

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::io::Read;
 
-use kiraly::openings::GameResult;
+use kiraly::game::GameResult;
 
 use crate::format::{Filter, Game, NO_SCORE};
 

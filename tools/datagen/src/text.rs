@@ -9,7 +9,8 @@
 
 use std::io::{BufRead, Write};
 
-use kiraly::openings::{parse_book_line, GameResult};
+use kiraly::fen::parse_book_line;
+use kiraly::game::GameResult;
 use shakmaty::{Color, Position};
 
 use crate::format::{stored_score, Game, Ply};

@@ -160,7 +160,7 @@ pub fn augment(positions: &[Packed], copies: usize, seed: u64) -> Vec<Packed> {
         .par_iter()
         .enumerate()
         .flat_map_iter(|(i, pos)| {
-            let mut rng = kiraly::openings::Rng::new(seed ^ (i as u64).wrapping_mul(0x9E37_79B9));
+            let mut rng = kiraly::rng::Rng::new(seed ^ (i as u64).wrapping_mul(0x9E37_79B9));
             let start = pos.chess();
             let mut out = Vec::with_capacity(copies);
             if let Some(start) = start {

@@ -76,8 +76,9 @@ pub struct Params {
     pub values: Vec<f32>,
 }
 
-/// Weights are kept within this, so they quantise into i16 (and output
-/// weights into the engine's +-127).
+/// Weights are kept within this, so they quantise into i16: times QA or QB
+/// an output weight is at most +-507, which the engine's output layer
+/// relies on (see `MAX_OUTPUT_WEIGHT` in src/nnue/network.rs).
 pub const CLIP: f32 = 1.98;
 
 fn sigmoid(x: f32) -> f32 {

@@ -9,8 +9,8 @@
 
 use datagen::format::stored_score;
 use kiraly::board::Board;
-use kiraly::openings::SoloSearch;
 use kiraly::score::is_mate;
+use kiraly::search::SoloSearch;
 use rayon::prelude::*;
 use shakmaty::Position;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -52,7 +52,7 @@ pub struct EpochReport {
 
 /// A deterministic shuffle (Fisher-Yates with the engine's SplitMix64).
 pub fn shuffle<T>(items: &mut [T], seed: u64) {
-    let mut rng = kiraly::openings::Rng::new(seed);
+    let mut rng = kiraly::rng::Rng::new(seed);
     for i in (1..items.len()).rev() {
         items.swap(i, rng.below(i + 1));
     }

@@ -3,7 +3,7 @@
 
 use datagen::format::{for_each_sample, Filter};
 use datagen::play::{play_game, PlayConfig};
-use kiraly::openings::SoloSearch;
+use kiraly::search::SoloSearch;
 use shakmaty::{CastlingMode, Chess, Position};
 
 #[test]

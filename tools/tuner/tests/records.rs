@@ -1,7 +1,7 @@
 //! The tuner reads datagen's binary game records as well as text lines.
 
 use datagen::format::{encode_move, Game, Ply};
-use kiraly::openings::GameResult;
+use kiraly::game::GameResult;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};
 use tuner::data::{is_game_records, Dataset};

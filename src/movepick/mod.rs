@@ -1,0 +1,412 @@
+//! Move ordering.
+//!
+//! The main search takes its moves from [`MovePicker`], a staged picker: each
+//! kind of move is generated and scored only when the kinds before it are
+//! used up, so a cutoff on an early move saves the work of the later ones.
+//! The stages, in order:
+//!
+//! 1. the transposition-table move, checked for legality in the position
+//!    and returned before anything is generated;
+//! 2. the noisy moves whose exchange does not lose material (static
+//!    exchange evaluation, done when a move comes up), by victim value and
+//!    capture history; a losing one is kept for stage 5;
+//! 3. the two killer moves and the counter-move to the previous move, each
+//!    when it is legal and quiet here;
+//! 4. the quiet moves, generated and scored (butterfly plus continuation
+//!    history, one and two plies back) only now; the moves of stages 1 and
+//!    3 are left out;
+//! 5. the noisy moves that lose material, in the order of stage 2, then the
+//!    underpromotions.
+//!
+//! Quiet and noisy mean here what they mean to the search ([`is_quiet`]): a
+//! quiet move is neither a capture nor a promotion. Stage 2 orders the
+//! captures and the queen promotions (en passant is a capture of a pawn, a
+//! capture that promotes to a queen is both); the underpromotions, with or
+//! without a capture, are noisy but rarely good, and wait for the very end.
+//! Every legal move comes out once (the unit tests check it over the perft
+//! suites).
+//!
+//! [`MovePicker::skip_quiets`], which late-move pruning calls, drops every
+//! quiet move not yet returned that does not give check, the killers and
+//! the counter-move too if they have not come up yet (as in Ethereal: they
+//! are quiet moves the search would prune like any other). The search
+//! never sees the dropped moves: the picker tests each remaining quiet move
+//! on the bitboards ([`crate::movegen::gives_check`]) and returns only the
+//! checks, in their order, since late-move pruning spares them. (Dropping the checks too
+//! lost Elo; see docs/search.md.) No noisy move is dropped.
+//!
+//! Move lists live in the picker, on the search's stack (shakmaty's
+//! `MoveList` is an array), so a node allocates nothing.
+//!
+//! The quiescence search (captures and queen promotions, or every evasion
+//! in check) and ProbCut keep the simpler [`ScoredMoves`]: they generate
+//! their short list themselves, and it is scored by MVV-LVA in one pass
+//! and selected lazily.
+
+mod scored;
+
+use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role};
+
+use crate::history::{piece_to, ButterflyHistory, CaptureHistory, PIECE_TO};
+use crate::movegen::{gives_check, noisy_moves};
+use crate::parameters as params;
+use crate::see::{see_ge, see_value};
+
+pub use scored::ScoredMoves;
+
+/// Room for the legal moves of any chess position (at most 218).
+pub(crate) const MAX_MOVES: usize = 256;
+
+/// The learned tables that order the moves of a node. The picker is given
+/// them at each call, as the search updates them between its moves.
+pub struct OrderingContext<'a> {
+    pub butterfly: &'a ButterflyHistory,
+    pub captures: &'a CaptureHistory,
+    /// Continuation-history rows of the moves one and two plies back.
+    pub continuations: [Option<&'a [i32; PIECE_TO]>; 2],
+}
+
+impl OrderingContext<'_> {
+    /// Butterfly plus continuation history of a quiet move.
+    #[inline]
+    pub fn quiet_score(&self, side: Color, m: Move) -> i32 {
+        let to = piece_to(side, m);
+        let mut score = self.butterfly.get(side.is_white(), m);
+        for row in self.continuations.iter().flatten() {
+            score += row[to];
+        }
+        score
+    }
+
+    /// Ordering score of a capture or queen promotion in the main search:
+    /// the exchange value won (the victim, and the queen a promotion makes)
+    /// first, the capture's record second.
+    #[inline]
+    pub fn noisy_score(&self, side: Color, m: Move) -> i32 {
+        let promotion = if m.promotion() == Some(Role::Queen) {
+            see_value(Role::Queen)
+        } else {
+            0
+        };
+        let value = m.capture().map_or(0, see_value) + promotion;
+        value * params::capture_victim_weight()
+            + self.captures.get(side, m) / params::capture_history_divisor()
+    }
+}
+
+/// Whether the search treats `m` as quiet, for its prunings and
+/// reductions, the quiet-move histories and the correction history, and
+/// the picker for its quiet stage: neither a capture nor any promotion.
+#[inline]
+pub fn is_quiet(m: Move) -> bool {
+    !m.is_capture() && m.promotion().is_none()
+}
+
+/// A promotion to anything but a queen.
+#[inline]
+fn is_underpromotion(m: Move) -> bool {
+    m.promotion().is_some_and(|r| r != Role::Queen)
+}
+
+/// Where a [`MovePicker`] stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    TableMove,
+    GenerateNoisy,
+    GoodNoisy,
+    Refutations,
+    GenerateQuiets,
+    Quiets,
+    BadNoisy,
+    Underpromotions,
+    Done,
+}
+
+/// The staged move picker of the main search (see the module's
+/// documentation for the stages).
+///
+/// The moves are kept in one list: the noisy moves first (those found to
+/// lose material moved to its front as they come up), then the
+/// underpromotions, then the quiet moves once generated.
+pub struct MovePicker<'a> {
+    pos: &'a Chess,
+    stage: Stage,
+    tt_move: Option<Move>,
+    /// The killers, then the counter-move: distinct, none the table move.
+    refutations: [Option<Move>; 3],
+    moves: MoveList,
+    scores: [i32; MAX_MOVES],
+    /// The next index of the current stage.
+    next: usize,
+    /// Noisy moves found to lose material, at `0..bad_end`.
+    bad_end: usize,
+    /// The noisy moves of stage 2 are at `0..noisy_end`, the
+    /// underpromotions at `noisy_end..quiet_start`, the quiet moves from
+    /// `quiet_start`.
+    noisy_end: usize,
+    quiet_start: usize,
+    /// In check, every (few) evasion is generated at once: the quiet ones
+    /// are then already in the list when their stage comes.
+    quiets_generated: bool,
+    skip_quiets: bool,
+}
+
+impl<'a> MovePicker<'a> {
+    /// A picker for `pos`, with the table's move `tt_move` (legal: the
+    /// caller decoded it with `PackedMove::legal_move`), the node's killer
+    /// moves and the counter-move to the previous move (checked when their
+    /// stage comes).
+    #[inline]
+    pub fn new(
+        pos: &'a Chess,
+        tt_move: Option<Move>,
+        killers: [Option<Move>; 2],
+        counter: Option<Move>,
+    ) -> MovePicker<'a> {
+        let mut refutations = [None; 3];
+        let mut n = 0;
+        for m in [killers[0], killers[1], counter].into_iter().flatten() {
+            if Some(m) != tt_move && !refutations[..n].contains(&Some(m)) {
+                refutations[n] = Some(m);
+                n += 1;
+            }
+        }
+        MovePicker {
+            pos,
+            stage: Stage::TableMove,
+            tt_move,
+            refutations,
+            moves: MoveList::new(),
+            scores: [0; MAX_MOVES],
+            next: 0,
+            bad_end: 0,
+            noisy_end: 0,
+            quiet_start: 0,
+            quiets_generated: false,
+            skip_quiets: false,
+        }
+    }
+
+    /// Drops the quiet moves not yet returned that do not give check,
+    /// killers and counter-move included; the noisy moves and the quiet
+    /// checks still come, in their order.
+    #[inline]
+    pub fn skip_quiets(&mut self) {
+        self.skip_quiets = true;
+    }
+
+    /// The next move, or `None` when every legal move has come (or was
+    /// skipped). `ctx` holds the tables of the node as they are now.
+    pub fn next_move(&mut self, ctx: &OrderingContext<'_>) -> Option<Move> {
+        loop {
+            match self.stage {
+                Stage::TableMove => {
+                    self.stage = Stage::GenerateNoisy;
+                    // (The search skips only after a move, so the table
+                    // move has come by then; the test is for the contract.)
+                    if let Some(m) = self.tt_move {
+                        if !self.skip_quiets || !is_quiet(m) || gives_check(self.pos, m) {
+                            return Some(m);
+                        }
+                    }
+                }
+                Stage::GenerateNoisy => {
+                    self.generate_noisy(ctx);
+                    self.stage = Stage::GoodNoisy;
+                }
+                Stage::GoodNoisy => {
+                    while self.next < self.noisy_end {
+                        let m = self.select(self.noisy_end);
+                        if see_ge(self.pos, m, 0) {
+                            return Some(m);
+                        }
+                        // Losing: to the front, behind the losing ones
+                        // before it (over moves already returned).
+                        self.moves.swap(self.bad_end, self.next - 1);
+                        self.scores.swap(self.bad_end, self.next - 1);
+                        self.bad_end += 1;
+                    }
+                    self.stage = Stage::Refutations;
+                    self.next = 0;
+                }
+                Stage::Refutations => {
+                    while self.next < self.refutations.len() {
+                        let r = self.refutations[self.next];
+                        self.next += 1;
+                        if let Some(m) = r.filter(|&m| is_quiet(m) && self.pos.is_legal(m)) {
+                            if !self.skip_quiets || gives_check(self.pos, m) {
+                                return Some(m);
+                            }
+                        }
+                    }
+                    self.stage = Stage::GenerateQuiets;
+                }
+                Stage::GenerateQuiets => {
+                    self.generate_quiets(ctx);
+                    self.stage = Stage::Quiets;
+                    self.next = self.quiet_start;
+                }
+                Stage::Quiets => {
+                    while self.next < self.moves.len() {
+                        let m = self.select(self.moves.len());
+                        // Once skipping, only the checks are left to try.
+                        if !self.skip_quiets || gives_check(self.pos, m) {
+                            return Some(m);
+                        }
+                    }
+                    self.stage = Stage::BadNoisy;
+                    self.next = 0;
+                }
+                Stage::BadNoisy => {
+                    // Found in the order of stage 2, so already in order.
+                    if self.next < self.bad_end {
+                        self.next += 1;
+                        return Some(self.moves[self.next - 1]);
+                    }
+                    self.stage = Stage::Underpromotions;
+                    self.next = self.noisy_end;
+                }
+                Stage::Underpromotions => {
+                    if self.next < self.quiet_start {
+                        self.next += 1;
+                        return Some(self.moves[self.next - 1]);
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => return None,
+            }
+        }
+    }
+
+    /// Moves the best-scored move of `next..end` to `next` and returns it.
+    #[inline]
+    fn select(&mut self, end: usize) -> Move {
+        let m = select_best(&mut self.moves, &mut self.scores, self.next, end);
+        self.next += 1;
+        m
+    }
+
+    /// Stage 2's moves, scored, then the underpromotions; in check also
+    /// the quiet evasions.
+    fn generate_noisy(&mut self, ctx: &OrderingContext<'_>) {
+        let pos = self.pos;
+        let tt_move = self.tt_move;
+        if pos.is_check() {
+            let all = pos.legal_moves();
+            self.append_from(&all, |m| !is_quiet(m) && !is_underpromotion(m));
+            self.noisy_end = self.moves.len();
+            self.append_from(&all, is_underpromotion);
+            self.quiet_start = self.moves.len();
+            let refutations = Refutations::of(self.refutations);
+            self.append_from(&all, |m| is_quiet(m) && !refutations.holds(m));
+            self.quiets_generated = true;
+        } else {
+            noisy_moves(pos, &mut self.moves);
+            if let Some(tt) = tt_move.filter(|m| !is_quiet(*m)) {
+                self.moves.retain(|m| *m != tt);
+            }
+            self.noisy_end = self.moves.len();
+            // An underpromotion is legal where the queen promotion is.
+            for i in 0..self.noisy_end {
+                self.push_underpromotions(self.moves[i]);
+            }
+            if let Some(tt) = tt_move {
+                self.push_underpromotions(tt);
+            }
+            self.quiet_start = self.moves.len();
+        }
+        let side = pos.turn();
+        for i in 0..self.noisy_end {
+            self.scores[i] = ctx.noisy_score(side, self.moves[i]);
+        }
+    }
+
+    /// The moves of `all` that `keep`, but the table move.
+    fn append_from(&mut self, all: &MoveList, keep: impl Fn(Move) -> bool) {
+        for &m in all {
+            if keep(m) && Some(m) != self.tt_move {
+                self.moves.push(m);
+            }
+        }
+    }
+
+    /// The knight, rook and bishop promotions of the queen promotion `m`,
+    /// but the table move.
+    fn push_underpromotions(&mut self, m: Move) {
+        if let Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion: Some(Role::Queen),
+        } = m
+        {
+            for r in [Role::Knight, Role::Rook, Role::Bishop] {
+                let under = Move::Normal {
+                    role,
+                    from,
+                    capture,
+                    to,
+                    promotion: Some(r),
+                };
+                if Some(under) != self.tt_move {
+                    self.moves.push(under);
+                }
+            }
+        }
+    }
+
+    /// The quiet moves (but the table move and the refutations, returned
+    /// before), scored.
+    fn generate_quiets(&mut self, ctx: &OrderingContext<'_>) {
+        if !self.quiets_generated {
+            let all = self.pos.legal_moves();
+            let refutations = Refutations::of(self.refutations);
+            self.append_from(&all, |m| is_quiet(m) && !refutations.holds(m));
+        }
+        let side = self.pos.turn();
+        for i in self.quiet_start..self.moves.len() {
+            self.scores[i] = ctx.quiet_score(side, self.moves[i]);
+        }
+    }
+}
+
+/// Selection sort, one step: swaps the best-scored move of `next..end`
+/// (the first of equals) to `next` and returns it. Both pickers select
+/// lazily, as a cutoff usually comes before the list is used up.
+#[inline]
+fn select_best(moves: &mut [Move], scores: &mut [i32], next: usize, end: usize) -> Move {
+    let mut best = next;
+    for i in next + 1..end {
+        if scores[i] > scores[best] {
+            best = i;
+        }
+    }
+    moves.swap(next, best);
+    scores.swap(next, best);
+    moves[next]
+}
+
+/// The refutations (killers, counter-move) a quiet move list leaves out,
+/// since they were tried before: a test per quiet move, so the squares they
+/// go to answer most of them before the moves are compared.
+#[derive(Clone, Copy)]
+struct Refutations {
+    moves: [Option<Move>; 3],
+    targets: Bitboard,
+}
+
+impl Refutations {
+    fn of(moves: [Option<Move>; 3]) -> Refutations {
+        let targets = moves.iter().flatten().map(|m| m.to()).collect();
+        Refutations { moves, targets }
+    }
+
+    #[inline]
+    fn holds(&self, m: Move) -> bool {
+        self.targets.contains(m.to()) && self.moves.contains(&Some(m))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,106 @@
+//! The simple ordering of the quiescence search and ProbCut: a short list
+//! the caller generated, scored by MVV-LVA in one pass and selected lazily.
+
+use shakmaty::{Move, MoveList, Role};
+
+use super::{select_best, MAX_MOVES};
+use crate::parameters as params;
+use crate::tt::PackedMove;
+
+/// ScoredMoves: the table move above every capture, which is above every
+/// other move.
+const TT_MOVE: i32 = 10_000_000;
+const NOISY: i32 = 1_000_000;
+
+/// Ordering value of a victim or an attacker, by role.
+#[inline]
+fn role_value(role: Role) -> i32 {
+    match role {
+        Role::Pawn => 1,
+        Role::Knight => 3,
+        Role::Bishop => 3,
+        Role::Rook => 5,
+        Role::Queen => 9,
+        Role::King => 20,
+    }
+}
+
+/// MVV-LVA score of a capture or queen promotion, for the quiescence
+/// search and ProbCut; `None` for a quiet move or a push underpromotion.
+#[inline]
+pub fn mvv_lva(m: Move) -> Option<i32> {
+    // shakmaty reports a pawn as the capture of an en-passant move.
+    let victim = m.capture();
+    let promo = m.promotion();
+    if victim.is_none() && promo != Some(Role::Queen) {
+        return None;
+    }
+    let mut score = victim.map_or(0, role_value) * 100 - role_value(m.role());
+    if promo == Some(Role::Queen) {
+        score += params::queen_promotion_order_bonus();
+    }
+    Some(score)
+}
+
+/// The moves of a quiescence or ProbCut node, borrowed from the caller's
+/// stack, with their MVV-LVA scores: the whole list is scored at once and
+/// the next best move selected lazily. Borrowing (rather than owning) the
+/// move list keeps it from being copied at every node.
+pub struct ScoredMoves<'a> {
+    moves: &'a mut MoveList,
+    scores: [i32; MAX_MOVES],
+    next: usize,
+}
+
+impl<'a> ScoredMoves<'a> {
+    /// Captures and queen promotions only, by MVV-LVA (quiescence search,
+    /// ProbCut).
+    pub fn noisy(moves: &'a mut MoveList, tt_move: PackedMove) -> ScoredMoves<'a> {
+        let mut scores = [0i32; MAX_MOVES];
+        let mut kept = 0;
+        for i in 0..moves.len() {
+            let m = moves[i];
+            if let Some(s) = mvv_lva(m) {
+                moves[kept] = m;
+                scores[kept] = if tt_move.matches(m) { TT_MOVE } else { s };
+                kept += 1;
+            }
+        }
+        moves.truncate(kept);
+        ScoredMoves {
+            moves,
+            scores,
+            next: 0,
+        }
+    }
+
+    /// Every move, the TT move first and captures by MVV-LVA (check
+    /// evasions in the quiescence search).
+    pub fn evasions(moves: &'a mut MoveList, tt_move: PackedMove) -> ScoredMoves<'a> {
+        let mut scores = [0i32; MAX_MOVES];
+        for (i, &m) in moves.iter().enumerate() {
+            scores[i] = if tt_move.matches(m) {
+                TT_MOVE
+            } else {
+                mvv_lva(m).map_or(0, |s| NOISY + s)
+            };
+        }
+        ScoredMoves {
+            moves,
+            scores,
+            next: 0,
+        }
+    }
+
+    /// The best-scored move not yet returned.
+    #[inline]
+    pub fn next_move(&mut self) -> Option<Move> {
+        let n = self.moves.len();
+        if self.next >= n {
+            return None;
+        }
+        let m = select_best(self.moves, &mut self.scores, self.next, n);
+        self.next += 1;
+        Some(m)
+    }
+}

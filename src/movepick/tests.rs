@@ -1,0 +1,270 @@
+//! The picker's tests over the perft suites' positions.
+
+use super::*;
+use crate::history::ContinuationHistory;
+use crate::movegen::gives_check;
+use crate::rng::Rng;
+use crate::tt::PackedMove;
+use shakmaty::fen::Fen;
+use shakmaty::CastlingMode;
+use std::collections::HashSet;
+
+/// The positions of the perft suites (every fourth of the Chess960
+/// one) and every position one move after each: checks, en passant,
+/// promotions of every kind, castling of both kinds.
+#[allow(clippy::result_large_err)]
+fn positions() -> Vec<Chess> {
+    let suites = [
+        (include_str!("../../engine-tests/data/perft.epd"), 1, false),
+        (
+            include_str!("../../engine-tests/data/perft-extra.epd"),
+            1,
+            false,
+        ),
+        (
+            include_str!("../../engine-tests/data/perft960.epd"),
+            4,
+            true,
+        ),
+    ];
+    let mut roots = Vec::new();
+    for (text, every, chess960) in suites {
+        let mode = if chess960 {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        for line in text.lines().filter(|l| !l.trim().is_empty()).step_by(every) {
+            let fen: Fen = line.split(';').next().unwrap().trim().parse().unwrap();
+            let pos: Chess = fen
+                .into_position(mode)
+                .or_else(|e| e.ignore_impossible_check())
+                .unwrap();
+            roots.push(pos);
+        }
+    }
+    let mut all = Vec::new();
+    for pos in roots {
+        for m in pos.legal_moves() {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            all.push(child);
+        }
+        all.push(pos);
+    }
+    all
+}
+
+/// History tables with random values for the moves of `positions`.
+struct Tables {
+    butterfly: ButterflyHistory,
+    continuation: ContinuationHistory,
+    captures: CaptureHistory,
+}
+
+impl Tables {
+    fn random(positions: &[Chess], rng: &mut Rng) -> Tables {
+        let mut t = Tables {
+            butterfly: ButterflyHistory::new(),
+            continuation: ContinuationHistory::new(),
+            captures: CaptureHistory::new(),
+        };
+        for pos in positions.iter().step_by(7) {
+            let side = pos.turn();
+            for m in pos.legal_moves() {
+                let bonus = rng.below(8192) as i32 - 4096;
+                t.butterfly.update(side.is_white(), m, bonus);
+                t.captures.update(side, m, bonus);
+                let prev = rng.below(PIECE_TO);
+                t.continuation.update(prev, piece_to(side, m), bonus);
+            }
+        }
+        t
+    }
+
+    fn context(&self, previous: [usize; 2]) -> OrderingContext<'_> {
+        OrderingContext {
+            butterfly: &self.butterfly,
+            captures: &self.captures,
+            continuations: previous.map(|p| Some(self.continuation.row(p))),
+        }
+    }
+}
+
+/// Where a move comes in the picker's order after the table move.
+fn class(pos: &Chess, m: Move, refutations: &[Option<Move>]) -> u8 {
+    if is_quiet(m) {
+        if refutations.contains(&Some(m)) {
+            1
+        } else {
+            2
+        }
+    } else if !is_underpromotion(m) && see_ge(pos, m, 0) {
+        0
+    } else {
+        3
+    }
+}
+
+/// Whether `m` gives check, by playing it.
+fn checks(pos: &Chess, m: Move) -> bool {
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    after.is_check()
+}
+
+/// Every move the picker returns, calling `skip_quiets` after the
+/// first `skip_after` (if any); checks that no quiet move but a check
+/// comes after that.
+fn drain(picker: &mut MovePicker, ctx: &OrderingContext, skip_after: Option<usize>) -> Vec<Move> {
+    let mut got = Vec::new();
+    loop {
+        if Some(got.len()) == skip_after {
+            picker.skip_quiets();
+        }
+        let Some(m) = picker.next_move(ctx) else {
+            return got;
+        };
+        assert!(
+            skip_after.is_none_or(|k| got.len() < k) || !is_quiet(m) || checks(picker.pos, m),
+            "quiet {m:?} after skip_quiets"
+        );
+        got.push(m);
+    }
+}
+
+fn fen(pos: &Chess) -> String {
+    Fen::from_position(pos, shakmaty::EnPassantMode::Legal).to_string()
+}
+
+#[test]
+fn every_legal_move_comes_once_in_stage_order() {
+    let positions = positions();
+    assert!(positions.len() > 9_000, "{}", positions.len());
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
+    let tables = Tables::random(&positions, &mut rng);
+    let (mut tt_first, mut refuted, mut garbage) = (0, 0, 0);
+    for (i, pos) in positions.iter().enumerate() {
+        let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+        // Killers and counter-moves from another position (often
+        // illegal or captures here), and a quiet move of this one.
+        let other = positions[(i * 7919) % positions.len()].legal_moves();
+        let pick =
+            |list: &[Move], rng: &mut Rng| (!list.is_empty()).then(|| list[rng.below(list.len())]);
+        let quiets: Vec<Move> = legal.iter().copied().filter(|&m| is_quiet(m)).collect();
+        let killers = [pick(&other, &mut rng), pick(&quiets, &mut rng)];
+        let counter = pick(if rng.below(2) == 0 { &other } else { &quiets }, &mut rng);
+        let legal_tt = pick(&legal, &mut rng);
+        for tt in [
+            PackedMove::NONE,
+            legal_tt.map_or(PackedMove::NONE, PackedMove::new),
+            PackedMove(rng.next_u64() as u16),
+            other
+                .first()
+                .map_or(PackedMove::NONE, |&m| PackedMove::new(m)),
+        ] {
+            let ctx = tables.context([rng.below(PIECE_TO), rng.below(PIECE_TO)]);
+            let mut picker = MovePicker::new(pos, tt.legal_move(pos), killers, counter);
+            let refutations = picker.refutations;
+            let got = drain(&mut picker, &ctx, None);
+            let seen: HashSet<Move> = got.iter().copied().collect();
+            assert_eq!(seen.len(), got.len(), "a move twice: {}", fen(pos));
+            assert_eq!(
+                seen,
+                legal.iter().copied().collect::<HashSet<_>>(),
+                "{} tt {tt:?}",
+                fen(pos)
+            );
+            let expected_tt = legal.iter().copied().find(|&m| tt.matches(m));
+            assert_eq!(tt.legal_move(pos), expected_tt, "{}", fen(pos));
+            let rest = match expected_tt {
+                Some(t) => {
+                    assert_eq!(got[0], t, "table move first: {}", fen(pos));
+                    tt_first += 1;
+                    &got[1..]
+                }
+                None => {
+                    garbage += usize::from(tt != PackedMove::NONE);
+                    &got[..]
+                }
+            };
+            let classes: Vec<u8> = rest.iter().map(|&m| class(pos, m, &refutations)).collect();
+            assert!(
+                classes.windows(2).all(|w| w[0] <= w[1]),
+                "stages out of order in {}: {rest:?} {classes:?}",
+                fen(pos)
+            );
+            refuted += classes.iter().filter(|&&c| c == 1).count();
+        }
+    }
+    assert!(tt_first > 9_000 && refuted > 30_000 && garbage > 10_000);
+}
+
+#[test]
+fn skip_quiets_drops_the_quiet_moves_left_but_the_checks() {
+    let positions = positions();
+    let mut rng = Rng::new(23);
+    let tables = Tables::random(&positions, &mut rng);
+    let (mut skipped_some, mut checks_kept) = (0, 0);
+    for pos in &positions {
+        let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+        let quiets: Vec<Move> = legal.iter().copied().filter(|&m| is_quiet(m)).collect();
+        // A killer, and a counter-move that gives check if one does.
+        let killer = quiets.first().copied();
+        let counter = quiets.iter().copied().find(|&m| checks(pos, m));
+        let tt = PackedMove(rng.next_u64() as u16 & 0x0fff);
+        let ctx = tables.context([0, 1]);
+        let mut picker = MovePicker::new(pos, tt.legal_move(pos), [killer, None], counter);
+        let skip_after = rng.below(legal.len() + 1);
+        let got = drain(&mut picker, &ctx, Some(skip_after));
+        // What came before the skip, the noisy moves and the quiet
+        // checks: each once.
+        let mut expected: HashSet<Move> =
+            got[..skip_after.min(got.len())].iter().copied().collect();
+        expected.extend(
+            legal
+                .iter()
+                .copied()
+                .filter(|&m| !is_quiet(m) || checks(pos, m)),
+        );
+        let seen: HashSet<Move> = got.iter().copied().collect();
+        assert_eq!(seen.len(), got.len(), "a move twice: {}", fen(pos));
+        assert_eq!(seen, expected, "{}", fen(pos));
+        skipped_some += usize::from(got.len() < legal.len());
+        checks_kept += got[skip_after.min(got.len())..]
+            .iter()
+            .filter(|&&m| is_quiet(m))
+            .count();
+    }
+    assert!(skipped_some > 5_000, "{skipped_some}");
+    assert!(checks_kept > 1_000, "{checks_kept}");
+}
+
+#[test]
+fn gives_check_agrees_with_playing_the_move() {
+    let mut count = 0;
+    for pos in positions() {
+        for m in pos.legal_moves() {
+            assert_eq!(gives_check(&pos, m), checks(&pos, m), "{} {m:?}", fen(&pos));
+            count += usize::from(checks(&pos, m));
+        }
+    }
+    assert!(count > 5_000, "{count}");
+}
+
+#[test]
+fn table_moves_round_trip_and_garbage_is_refused() {
+    let mut rng = Rng::new(7);
+    for pos in positions().iter().step_by(3) {
+        let legal = pos.legal_moves();
+        for &m in &legal {
+            assert_eq!(PackedMove::new(m).legal_move(pos), Some(m), "{}", fen(pos));
+        }
+        for _ in 0..64 {
+            let packed = PackedMove(rng.next_u64() as u16);
+            if let Some(m) = packed.legal_move(pos) {
+                assert!(legal.contains(&m) && PackedMove::new(m) == packed);
+            }
+        }
+    }
+}

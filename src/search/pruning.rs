@@ -1,0 +1,224 @@
+//! The steps that decide a node before its move loop (steps 8 to 10 and 12
+//! of `Searcher::search`): razoring, null-move pruning, ProbCut, and
+//! singular extension with multi-cut. Each runs a reduced search; each
+//! returns the score that cuts the node, if one does.
+
+use shakmaty::{Move, MoveList, Position};
+
+use super::node::{NodeFacts, NonPv, Window};
+use super::{cacheable_eval, SearchContext, Searcher, MATE_BOUND};
+use crate::history::piece_to;
+use crate::movegen::noisy_moves;
+use crate::movepick::ScoredMoves;
+use crate::parameters as params;
+use crate::score::TB_WIN_BOUND;
+use crate::see::see_ge;
+use crate::tt::{Bound, PackedMove, TtData};
+
+/// The outcome of a singular search.
+pub(super) enum Singular {
+    /// The table move alone is good: it is searched a ply deeper.
+    Extend(Move),
+    /// Other moves beat beta too: the node is cut with this score.
+    Cut(i32),
+    No,
+}
+
+impl Searcher {
+    /// Razoring (step 8, ~21 Elo): a static evaluation hopelessly below
+    /// alpha near the leaves; if the captures cannot restore it either,
+    /// give up here. Returns the score that cuts the node (0 when stopped).
+    #[inline]
+    pub(super) fn razor(
+        &mut self,
+        node: &NodeFacts,
+        alpha: i32,
+        depth: i32,
+        ctx: &SearchContext,
+    ) -> Option<i32> {
+        if depth > params::razor_max_depth()
+            || alpha.abs() >= MATE_BOUND
+            || node.eval + params::razor_margin() * depth >= alpha
+        {
+            return None;
+        }
+        let score = self.qsearch(node.board, alpha, alpha + 1, node.ply, ctx);
+        if self.counts.stopped {
+            return Some(0);
+        }
+        (score <= alpha).then_some(score)
+    }
+
+    /// Null-move pruning (step 9, ~26 Elo; the reduction grows with the
+    /// margin, ~8 Elo): if passing the move still fails high with a
+    /// reduced search, a real move almost surely would too. Not twice in a
+    /// row, and not without pieces (zugzwang). Returns the score that cuts
+    /// the node (0 when stopped).
+    #[inline]
+    pub(super) fn null_move(
+        &mut self,
+        node: &NodeFacts,
+        beta: i32,
+        depth: i32,
+        ctx: &SearchContext,
+    ) -> Option<i32> {
+        let (board, ply, eval) = (node.board, node.ply, node.eval);
+        let after_null = ply > 0 && self.stack.back(ply, 1).played.is_none();
+        if after_null
+            || depth < params::nmp_min_depth()
+            || eval < beta
+            || beta <= -MATE_BOUND
+            || !board.has_non_pawn_material()
+        {
+            return None;
+        }
+        let child = board.play_null()?;
+        self.accumulators.push_null(ply);
+        // The further the evaluation stands above beta, the less a search
+        // is needed to confirm the cutoff.
+        let reduction = params::nmp_base_reduction()
+            + depth / params::nmp_depth_divisor()
+            + ((eval - beta) / params::nmp_eval_divisor()).min(params::nmp_eval_max_reduction());
+        self.keys.push(board.key);
+        self.stack[ply].played = None;
+        let score = -self.search::<NonPv>(
+            &child,
+            Window::null(-beta + 1),
+            depth - 1 - reduction,
+            ply + 1,
+            node.expect.flip(),
+            ctx,
+        );
+        self.keys.pop();
+        if self.counts.stopped {
+            return Some(0);
+        }
+        // An unproven mate or table win from a null-move search is not
+        // trusted.
+        (score >= beta).then_some(if score >= TB_WIN_BOUND { beta } else { score })
+    }
+
+    /// ProbCut (step 10, ~17 Elo): if a capture's reduced search beats beta by a
+    /// wide margin, the full-depth search would almost surely beat beta
+    /// too. The quiescence search screens each capture cheaply first.
+    /// Returns the score that cuts the node, if one does (0 when stopped).
+    pub(super) fn probcut(
+        &mut self,
+        node: &NodeFacts,
+        beta: i32,
+        depth: i32,
+        ctx: &SearchContext,
+    ) -> Option<i32> {
+        if depth < params::probcut_min_depth() || beta.abs() >= MATE_BOUND {
+            return None;
+        }
+        let (board, ply) = (node.board, node.ply);
+        let probcut_beta = beta + params::probcut_margin();
+        // A table entry deep enough that says the captures cannot reach
+        // the margin saves the searches.
+        if node.tt_hit.is_some_and(|h| {
+            h.depth >= depth - params::probcut_reduction() && h.score < probcut_beta
+        }) {
+            return None;
+        }
+        let side = board.pos.turn();
+        let mut captures = MoveList::new();
+        noisy_moves(&board.pos, &mut captures);
+        let mut picker = ScoredMoves::noisy(&mut captures, node.tt_move);
+        while let Some(m) = picker.next_move() {
+            if !see_ge(&board.pos, m, probcut_beta - node.static_eval) {
+                continue;
+            }
+            let child = board.play(m);
+            self.accumulators
+                .push_move(ply, &board.pos, m, child.pos.board());
+            self.keys.push(board.key);
+            self.stack[ply].played = Some(piece_to(side, m));
+            let mut score = -self.qsearch(&child, -probcut_beta, -probcut_beta + 1, ply + 1, ctx);
+            if score >= probcut_beta {
+                // A capture that gives check is extended, as in step 13c.
+                let extension = i32::from(child.pos.is_check());
+                score = -self.search::<NonPv>(
+                    &child,
+                    Window::null(-probcut_beta + 1),
+                    depth - 1 - params::probcut_reduction() + extension,
+                    ply + 1,
+                    node.expect.flip(),
+                    ctx,
+                );
+            }
+            self.keys.pop();
+            if self.counts.stopped {
+                return Some(0);
+            }
+            if score >= probcut_beta && score < TB_WIN_BOUND {
+                let data = TtData {
+                    mv: PackedMove::new(m),
+                    score,
+                    depth: depth - params::probcut_reduction(),
+                    bound: Bound::Lower,
+                    eval: cacheable_eval(board, node.raw_eval),
+                };
+                ctx.tt.store(board.key, ply, data);
+                return Some(score);
+            }
+        }
+        None
+    }
+
+    /// Singular extension with multi-cut (step 12): when the table move
+    /// `tt_move` is much better than every alternative (a search without
+    /// it, to a reduced depth, fails low against a margin under its stored
+    /// score), it alone is searched a ply deeper. When even the
+    /// alternatives beat beta, several moves refute this node and it is
+    /// cut at once. Not at the root nor in a singular search (the caller
+    /// checks), and only with a table entry deep enough to trust. The
+    /// caller ignores the verdict of a stopped search.
+    pub(super) fn singular(
+        &mut self,
+        node: &NodeFacts,
+        tt_move: Option<Move>,
+        depth: i32,
+        beta: i32,
+        ctx: &SearchContext,
+    ) -> Singular {
+        let (board, ply) = (node.board, node.ply);
+        let Some(hit) = node.tt_hit else {
+            return Singular::No;
+        };
+        if !self.root.selective
+            || depth < params::singular_min_depth()
+            || hit.depth < depth - params::singular_tt_depth_slack()
+            || hit.bound == Bound::Upper
+            || hit.score.abs() >= MATE_BOUND
+            || (ply as i32) >= 2 * self.root.depth
+        {
+            return Singular::No;
+        }
+        let Some(mv) = tt_move else {
+            return Singular::No;
+        };
+        let singular_beta = hit.score - params::singular_margin() * depth;
+        // The node itself again, without the move: a node in check was
+        // extended by its parent, and so is this search.
+        let extension = i32::from(board.pos.is_check());
+        self.stack[ply].excluded = Some(mv);
+        let score = self.search::<NonPv>(
+            board,
+            Window::null(singular_beta),
+            (depth - 1) / 2 + extension,
+            ply,
+            node.expect,
+            ctx,
+        );
+        self.stack[ply].excluded = None;
+        self.stack[ply].pv_len = 0;
+        if score < singular_beta {
+            Singular::Extend(mv)
+        } else if singular_beta >= beta {
+            Singular::Cut(singular_beta)
+        } else {
+            Singular::No
+        }
+    }
+}
