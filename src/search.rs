@@ -121,19 +121,22 @@ pub struct Signals {
     pub tbhits: AtomicU64,
 }
 
-/// The outcome of a search, as reported in `bestmove`.
+/// The outcome of a search, as reported in `bestmove`: one line, that of
+/// `best`, with its own score and depth (so that the line shown is the line
+/// of the move played).
 #[derive(Clone, Debug)]
 pub struct SearchResult {
     pub best: Option<Move>,
     pub ponder: Option<Move>,
-    /// The search's own score; [`info_line`] shows the tablebase value of a
-    /// ranked root instead.
+    /// The score of `best` as the search computed it; [`info_line`] shows
+    /// the tablebase value of a ranked root instead.
     pub score: i32,
-    /// The last completed iteration.
+    /// The iteration the line comes from: the last completed one, or the
+    /// one cut short in which `best` took the lead (0: none reached a move).
     pub depth: i32,
     pub seldepth: usize,
-    /// The principal variation, starting with `best` (just `best` when the
-    /// line was lost to an interrupted iteration).
+    /// The principal variation, starting with `best` (`best` and a reply
+    /// from the table when no iteration reached a move).
     pub pv: Vec<Move>,
 }
 
@@ -715,8 +718,8 @@ impl Searcher {
     ) -> SearchResult {
         let lines = &self.root.moves[..self.root.lines];
         let Some(first) = lines.first() else {
-            // Not even one iteration finished: the move of the interrupted
-            // first line, if any, is in the result already.
+            // Not even one iteration finished: the move that leads the
+            // interrupted first line, if any, is played, as in a single line.
             return self.finish_line(root, result, ctx);
         };
         let mut chosen = first;
