@@ -17,7 +17,7 @@ use shakmaty::{CastlingMode, Move, Position};
 
 use crate::board::move_to_uci;
 use crate::output::Output;
-use crate::search::{info_line, Job, SearchResult, Searcher};
+use crate::search::{info_line, number_line, Job, SearchResult, Searcher};
 
 /// Deep recursion with per-ply state needs more than the default 2 MB stack
 /// (and more than a Windows main thread's, which the executable fixes at
@@ -251,37 +251,56 @@ fn run_main_search(
             }
         }
     }
-    match (result, deeper) {
-        (Some(_), Some(helper)) => {
-            // A helper finished a deeper iteration with a score at least as
-            // good: its move is the better informed one. Its line goes out
-            // last, so the GUI shows the score and PV of the move played.
-            let ctx = job.context();
-            let nodes = signals.nodes.load(Ordering::Relaxed);
-            job.output.send(&info_line(
-                helper.depth,
-                helper.seldepth,
-                helper.score,
-                nodes,
-                helper.pv.iter(),
-                &ctx,
-            ));
-            (helper.best, helper.ponder)
-        }
-        (Some(result), None) => {
-            // After `ponderhit` a GUI (python-chess, so lichess-bot) keeps
-            // only the lines that follow it: repeat the latest so the move
-            // it plays comes with a score and a PV.
-            if started_pondering && !searcher.last_report.is_empty() {
-                job.output.send(&searcher.last_report);
-            }
-            (result.best, result.ponder)
-        }
+    let played = match (result, deeper) {
+        // A helper finished a deeper iteration with a score at least as
+        // good: its move is the better informed one.
+        (Some(_), Some(helper)) => helper,
+        (Some(result), None) => result,
         (None, _) => {
             job.output
                 .problem("internal error in the search; playing a legal move");
-            (job.root.pos.legal_moves().first().copied(), None)
+            return (job.root.pos.legal_moves().first().copied(), None);
         }
+    };
+    show_played_line(searcher, &played, job, started_pondering);
+    (played.best, played.ponder)
+}
+
+/// The last exact line before `bestmove` is the line of the move played,
+/// with that move's score: a GUI shows it, and match runners write its
+/// score into the PGN comment of the move. When the line last sent was of
+/// another move or score (a helper's move, a move that took the lead in an
+/// interrupted iteration, a line a limited strength chose), the played
+/// line goes out now.
+fn show_played_line(
+    searcher: &Searcher,
+    played: &SearchResult,
+    job: &Job,
+    started_pondering: bool,
+) {
+    let Some(best) = played.best else {
+        return;
+    };
+    if searcher.last_shown != Some((best, played.score)) {
+        let ctx = job.context();
+        let nodes = job.signals.nodes.load(Ordering::Relaxed);
+        let mut line = info_line(
+            played.depth,
+            played.seldepth,
+            played.score,
+            nodes,
+            played.pv.iter(),
+            &ctx,
+        );
+        if job.limits.multipv > 1 {
+            number_line(&mut line, 1);
+        }
+        job.output.send(&line);
+    } else if started_pondering {
+        // After `ponderhit` a GUI (python-chess, so lichess-bot) keeps
+        // only the lines that follow it: repeat the latest so the move it
+        // plays comes with a score and a PV.
+        job.output.send(&searcher.last_report);
     }
 }
 

@@ -261,6 +261,11 @@ class SearchInfo:
             i = tokens.index("multipv")
             if i + 1 < len(tokens) and tokens[i + 1] != "1":
                 return
+        # A bound line (an aspiration window that failed) is not the score
+        # of a move: the comment keeps the last exact line's.
+        head = tokens[:tokens.index("pv")] if "pv" in tokens else tokens
+        if "lowerbound" in head or "upperbound" in head:
+            return
         i = 0
         new_score = None
         depth = None

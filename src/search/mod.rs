@@ -44,7 +44,7 @@ use crate::stack::Stack;
 use crate::time::Limits;
 use crate::tt::{TranspositionTable, TtData};
 
-pub use report::info_line;
+pub use report::{info_line, number_line};
 pub use root::RootMove;
 use root::RootState;
 pub use solo::SoloSearch;
@@ -70,19 +70,22 @@ pub struct Signals {
     pub tbhits: AtomicU64,
 }
 
-/// The outcome of a search, as reported in `bestmove`.
+/// The outcome of a search, as reported in `bestmove`: one line, that of
+/// `best`, with its own score and depth (so that the line shown is the line
+/// of the move played).
 #[derive(Clone, Debug)]
 pub struct SearchResult {
     pub best: Option<Move>,
     pub ponder: Option<Move>,
-    /// The search's own score; [`info_line`] shows the tablebase value of a
-    /// ranked root instead.
+    /// The score of `best` as the search computed it; [`info_line`] shows
+    /// the tablebase value of a ranked root instead.
     pub score: i32,
-    /// The last completed iteration.
+    /// The iteration the line comes from: the last completed one, or the
+    /// one cut short in which `best` took the lead (0: none reached a move).
     pub depth: i32,
     pub seldepth: usize,
-    /// The principal variation, starting with `best` (just `best` when the
-    /// line was lost to an interrupted iteration).
+    /// The principal variation, starting with `best` (`best` and a reply
+    /// from the table when no iteration reached a move).
     pub pv: Vec<Move>,
 }
 
@@ -219,6 +222,9 @@ pub struct Searcher {
     /// The last `info` line sent, to repeat after `ponderhit` (a GUI drops
     /// the lines sent while pondering).
     pub last_report: String,
+    /// The move and score of that line: the search's result is shown once
+    /// more at the end when it is another.
+    pub last_shown: Option<(Move, i32)>,
 }
 
 impl Searcher {
@@ -234,6 +240,8 @@ impl Searcher {
                 lines: 0,
                 soft_scale: 1.0,
                 best: None,
+                lead_score: None,
+                lead_line: Vec::with_capacity(MAX_PLY),
                 excluded: Vec::with_capacity(256),
                 selective: true,
             },
@@ -249,6 +257,7 @@ impl Searcher {
             evaluator: Evaluator::new(),
             accumulators: AccumulatorStack::new(MAX_PLY),
             last_report: String::new(),
+            last_shown: None,
         }
     }
 

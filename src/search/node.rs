@@ -533,6 +533,9 @@ impl Searcher {
                     self.stack.update_pv(ply, m);
                     if root {
                         self.root.best = Some(m);
+                        self.root.lead_score = Some(score);
+                        self.root.lead_line.clear();
+                        self.root.lead_line.extend(self.stack.root_pv());
                     }
                     if score >= beta {
                         self.reward_cutoff(m, side, depth, ply, previous, &tried);

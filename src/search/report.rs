@@ -28,13 +28,12 @@ impl Searcher {
                 ctx,
             );
             if multi {
-                // `info depth D seldepth S multipv K score ...`, as GUIs expect.
-                let at = line.find(" score ").unwrap_or(line.len());
-                line.insert_str(at, &format!(" multipv {}", k + 1));
+                number_line(&mut line, k + 1);
             }
             ctx.output.send(&line);
             if k == 0 {
                 self.last_report = line;
+                self.last_shown = Some((l.mv, l.score));
             }
         }
     }
@@ -95,4 +94,11 @@ pub fn info_line<'a>(
         line.push_str(&move_to_uci(*m, ctx.castling_mode));
     }
     line
+}
+
+/// Numbers an `info` line as line `k` of `MultiPV`: `info depth D seldepth S
+/// multipv K score ...`, as GUIs expect.
+pub fn number_line(line: &mut String, k: usize) {
+    let at = line.find(" score ").unwrap_or(line.len());
+    line.insert_str(at, &format!(" multipv {k}"));
 }

@@ -7,7 +7,6 @@ use std::sync::atomic::Ordering;
 use shakmaty::{Move, MoveList, Position};
 
 use super::node::{Expect, Root, Window};
-use super::report::info_line;
 use super::{
     budget_elapsed, SearchContext, SearchResult, Searcher, INFINITY, MATE, MATE_BOUND, MAX_DEPTH,
 };
@@ -68,6 +67,11 @@ pub(super) struct RootState {
     /// The best move of the iteration so far (of the last one, before the
     /// first move is searched).
     pub(super) best: Option<Move>,
+    /// The score and line with which `best` took the lead in this iteration
+    /// (`None` until a move beats alpha in it): when the iteration is cut
+    /// short, the move is played with them, and shown with them.
+    pub(super) lead_score: Option<i32>,
+    pub(super) lead_line: Vec<Move>,
     /// Root moves left out of this search: the moves of the MultiPV lines
     /// already found in this iteration.
     pub(super) excluded: Vec<Move>,
@@ -136,6 +140,7 @@ impl Searcher {
         self.root.soft_scale = 1.0;
         self.root.selective = ctx.limits.mate.is_none();
         self.last_report.clear();
+        self.last_shown = None;
         self.tables.butterfly.age();
         self.stack.clear_killers();
         self.keys.clear();
@@ -189,7 +194,6 @@ impl Searcher {
             1
         };
         let shown = ctx.limits.multipv.max(1).min(wanted);
-        let mut reported_best = None;
         let max_depth = ctx.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         // Helper threads start at staggered depths so they do not all search
         // the same tree in lock step.
@@ -227,7 +231,6 @@ impl Searcher {
             }
             if self.verbose {
                 self.report_lines(depth, shown, ctx);
-                reported_best = Some(self.root.moves[0].mv);
             }
             if self.should_stop_iterating(depth, score, ctx) {
                 break;
@@ -237,7 +240,7 @@ impl Searcher {
         self.flush_nodes(ctx);
         result.seldepth = self.counts.seldepth.max(result.depth as usize);
         if lines_decide {
-            self.finish_lines(root, result, reported_best, ctx)
+            self.finish_lines(root, result, ctx)
         } else {
             self.finish_line(root, result, ctx)
         }
@@ -262,6 +265,7 @@ impl Searcher {
             // aspiration window around its score.
             let previous = self.root.line(k).map(|l| (l.mv, l.score));
             self.root.best = previous.map(|(m, _)| m);
+            self.root.lead_score = None;
             let score = self.aspiration_search(root, depth, previous.map_or(0, |(_, s)| s), ctx);
             if k == 0 {
                 if let Some(best) = self.root.best {
@@ -281,28 +285,34 @@ impl Searcher {
         found
     }
 
-    /// The result of a single-line search: the best move (of the last
-    /// iteration, or a better one an interrupted iteration found) with its
-    /// principal variation.
+    /// The result of a single-line search: the best move with its own score
+    /// and line, from the last completed iteration or, when an interrupted
+    /// iteration found a better one, from that iteration.
     fn finish_line(
-        &self,
+        &mut self,
         root: &Board,
         mut result: SearchResult,
         ctx: &SearchContext,
     ) -> SearchResult {
-        // The root PV row is rewritten whenever the root best move changes,
-        // also in an interrupted iteration, so its second move is a legal
-        // reply to the best move whenever the row starts with it.
-        let root_line = &self.stack[0];
-        if root_line.pv_len > 1 && root_line.pv[0] == result.best {
-            result.ponder = root_line.pv[1];
+        let completed = self.root.line(0).filter(|l| Some(l.mv) == result.best);
+        if let Some(score) = self.root.lead_score.filter(|_| completed.is_none()) {
+            // `search_lines` took the move that leads the interrupted
+            // iteration: its score and line are those it took the lead with.
+            result.score = score;
+            result.depth = self.root.depth;
+            result.pv = self.root.lead_line.clone();
+        } else if let Some(line) = completed {
+            result.pv = line.pv.clone();
+        } else if result.best.is_some() {
+            // Not even the first iteration reached a move: the move is the
+            // first legal one, judged by the static evaluation.
+            result.score = self.evaluate(root, 0);
         }
-        if result.ponder.is_none() {
-            result.ponder = result.best.and_then(|m| self.ponder_from_tt(root, m, ctx));
-        }
-        if root_line.pv_len > 0 && root_line.pv[0] == result.best {
-            result.pv = self.stack.root_pv().collect();
-        } else {
+        result.ponder = match result.pv.get(1) {
+            Some(&reply) => Some(reply),
+            None => result.best.and_then(|m| self.ponder_from_tt(root, m, ctx)),
+        };
+        if result.pv.is_empty() {
             result.pv = result.best.into_iter().chain(result.ponder).collect();
         }
         result
@@ -311,18 +321,16 @@ impl Searcher {
     /// The result of a search of several lines: the best line, or the line
     /// a limited strength chooses.
     fn finish_lines(
-        &self,
+        &mut self,
         root: &Board,
         mut result: SearchResult,
-        reported_best: Option<Move>,
         ctx: &SearchContext,
     ) -> SearchResult {
         let lines = &self.root.moves[..self.root.lines];
         let Some(first) = lines.first() else {
-            // Not even one iteration finished: the move of the interrupted
-            // first line, if any, is in the result already.
-            result.pv = result.best.into_iter().collect();
-            return result;
+            // Not even one iteration finished: the move that leads the
+            // interrupted first line, if any, is played, as in a single line.
+            return self.finish_line(root, result, ctx);
         };
         let mut chosen = first;
         if let Some(limit) = ctx.limits.strength {
@@ -331,20 +339,6 @@ impl Searcher {
             if let Some(line) = lines.iter().find(|l| Some(l.mv) == pick) {
                 chosen = line;
             }
-        }
-        if self.verbose && Some(chosen.mv) != reported_best {
-            // The move played was not the best of the last lines shown: show
-            // its own line last, so the GUI's score and PV match the move.
-            let nodes = ctx.signals.nodes.load(Ordering::Relaxed);
-            let line = info_line(
-                result.depth,
-                result.seldepth,
-                chosen.score,
-                nodes,
-                chosen.pv.iter(),
-                ctx,
-            );
-            ctx.output.send(&line);
         }
         result.best = Some(chosen.mv);
         result.score = chosen.score;
