@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Recorded mutants: deliberate small breaks of the code, each with the test
+# command that must catch it (docs/testing.md, "Mutants"). Each is applied in
+# a scratch copy of this working tree (its tracked and untracked, not ignored
+# files; this tree is never changed), its test is run there, and the table
+# says which tests caught their break. A mutant whose edit no longer applies
+# or whose code no longer builds counts as missed: it must be brought up to
+# date. Slow (every mutant rebuilds what it touches) and not part of
+# `make test` or CI.
+#
+#   tools/mutants.sh            every mutant
+#   tools/mutants.sh NAME...    the named ones
+#   tools/mutants.sh --list     names, files and tests
+#
+# MUTANTS_TARGET: the cargo target folder of the scratch builds, kept between
+# runs so each mutant rebuilds only what it changed (default
+# target/mutants). MUTANTS_TIMEOUT: seconds one test command may run before
+# it counts as caught by a hang (default 900).
+set -u
+
+repo=$(git rev-parse --show-toplevel) || exit 2
+cd "$repo" || exit 2
+target=${MUTANTS_TARGET:-$repo/target/mutants}
+timeout_s=${MUTANTS_TIMEOUT:-900}
+tree=${TMPDIR:-/tmp}/kiraly-mutants-$(id -u)
+
+names=() files=() edits=() tests=()
+# mutant NAME FILE SED-SCRIPT TEST-COMMAND: the sed script must change FILE
+# (a mutant that no longer applies is reported, not silently passed).
+mutant() {
+    names+=("$1") files+=("$2") edits+=("$3") tests+=("$4")
+}
+
+# --- the trainer's gradient (tools/trainer/tests/trainer.rs) ---------------
+grad='cargo test --release -p trainer --test trainer gradient_matches_finite_differences'
+mutant trainer-feature-grad-zero tools/trainer/src/model.rs \
+    's/\*c += d;/*c += 0.0 * d;/' "$grad"
+mutant trainer-feature-grad-halved tools/trainer/src/model.rs \
+    's/\*c += d;/*c += 0.5 * d;/' "$grad"
+mutant trainer-feature-grad-flipped tools/trainer/src/model.rs \
+    's/\*c += d;/*c -= d;/' "$grad"
+mutant trainer-feature-bias-grad-zero tools/trainer/src/model.rs \
+    's/grad\[shape.feature_bias + j\] += g_us\[j\] + g_them\[j\];/grad[shape.feature_bias + j] += 0.0;/' "$grad"
+mutant trainer-screlu-slope-halved tools/trainer/src/model.rs \
+    's/g_out \* w\[j\] \* 2.0 \* x/g_out * w[j] * x/' "$grad"
+
+if [ "${1:-}" = --list ]; then
+    for i in "${!names[@]}"; do
+        printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
+    done
+    exit 0
+fi
+
+selected=()
+if [ $# -eq 0 ]; then
+    selected=("${!names[@]}")
+else
+    for want in "$@"; do
+        found=
+        for i in "${!names[@]}"; do
+            [ "${names[$i]}" = "$want" ] && selected+=("$i") && found=1
+        done
+        [ -n "$found" ] || { echo "no mutant named $want (--list names them)" >&2; exit 2; }
+    done
+fi
+
+mkdir -p "$target" || exit 2
+# One run at a time: they share the scratch tree.
+exec 9>"$target/.lock"
+flock -n 9 || { echo "another tools/mutants.sh run holds $target/.lock" >&2; exit 2; }
+rm -rf "$tree"
+mkdir -p "$tree" || exit 2
+trap 'rm -rf "$tree"' EXIT
+git ls-files -z --cached --others --exclude-standard |
+    tar --null --files-from=- --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$tree" || exit 2
+
+row() { rows+=("$(printf '%-34s %-8s %s' "$1" "$2" "$3")"); }
+rows=() missed=0
+for i in "${selected[@]}"; do
+    name=${names[$i]} file=$tree/${files[$i]}
+    log=$target/$name.log
+    if [ ! -f "$file" ]; then
+        row "$name" STALE "no file ${files[$i]}"
+        missed=$((missed + 1))
+        continue
+    fi
+    cp "$file" "$file.orig"
+    sed -i -e "${edits[$i]}" "$file"
+    if cmp -s "$file" "$file.orig"; then
+        row "$name" STALE "the edit no longer changes ${files[$i]}"
+        missed=$((missed + 1))
+    else
+        echo "== $name: ${tests[$i]} (log: $log)" >&2
+        (cd "$tree" && CARGO_TARGET_DIR=$target timeout "$timeout_s" bash -c "${tests[$i]}") >"$log" 2>&1
+        rc=$?
+        if grep -q '^error\[E[0-9]*\]\|^error: could not compile' "$log"; then
+            row "$name" NOBUILD "${tests[$i]}"
+            missed=$((missed + 1))
+        elif [ $rc -ne 0 ]; then
+            row "$name" caught "${tests[$i]}"
+        else
+            row "$name" MISSED "${tests[$i]}"
+            missed=$((missed + 1))
+        fi
+    fi
+    mv "$file.orig" "$file"
+done
+
+printf '%-34s %-8s %s\n' mutant result test
+printf '%s\n' "${rows[@]}"
+echo "$((${#selected[@]} - missed)) of ${#selected[@]} caught (logs in $target)"
+[ $missed -eq 0 ]
