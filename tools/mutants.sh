@@ -44,6 +44,11 @@ mutant trainer-feature-bias-grad-zero tools/trainer/src/model.rs \
 mutant trainer-screlu-slope-halved tools/trainer/src/model.rs \
     's/g_out \* w\[j\] \* 2.0 \* x/g_out * w[j] * x/' "$grad"
 
+# --- bestmove 0000 only without a legal move (engine-tests/common/mod.rs) --
+mutant panic-fallback-null-move src/threadpool.rs \
+    's/(job.root.pos.legal_moves().first().copied(), None)/(None, None)/' \
+    'cargo test --release --test reliability a_panicking_search_thread'
+
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"

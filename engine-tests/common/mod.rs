@@ -208,7 +208,8 @@ pub fn last_scored(lines: &[String]) -> &String {
 }
 
 /// Checks every pv in `lines` and the final bestmove (and ponder move) for
-/// legality from `root`; returns the bestmove text.
+/// legality from `root` (`0000` only where `root` has no legal move);
+/// returns the bestmove text.
 pub fn check_search_output(root: &Chess, lines: &[String]) -> String {
     for line in lines
         .iter()
@@ -232,7 +233,13 @@ pub fn check_search_output(root: &Chess, lines: &[String]) -> String {
     let words: Vec<&str> = last.split_whitespace().collect();
     assert_eq!(words[0], "bestmove", "{last}");
     let best = words[1].to_string();
-    if best != "0000" {
+    // The null move is the answer only where there is no legal move.
+    if best == "0000" {
+        assert!(
+            root.legal_moves().is_empty(),
+            "bestmove 0000 with legal moves: {last}"
+        );
+    } else {
         let after = play_uci(root, &best).unwrap_or_else(|| panic!("illegal bestmove: {last}"));
         if words.get(2) == Some(&"ponder") {
             play_uci(&after, words[3]).unwrap_or_else(|| panic!("illegal ponder move: {last}"));
