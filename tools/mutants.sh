@@ -49,6 +49,18 @@ mutant panic-fallback-null-move src/threadpool.rs \
     's/(job.root.pos.legal_moves().first().copied(), None)/(None, None)/' \
     'cargo test --release --test reliability a_panicking_search_thread'
 
+# --- datagen's results by colour (tools/datagen/tests/datagen.rs) ----------
+colours='cargo test --release -p datagen --test datagen wins_are_scored_for_the_side_that_wins'
+mutant datagen-adjudication-swapped tools/datagen/src/play.rs \
+    's/break if win_streak > 0 {/break if win_streak < 0 {/' "$colours"
+mutant datagen-black-score-unsigned tools/datagen/src/play.rs \
+    's/Color::Black => -found.score,/Color::Black => found.score,/' "$colours"
+mutant game-over-mate-swapped src/openings.rs \
+    's/return Some(GameResult::win_for(winner));/return Some(GameResult::win_for(!winner));/' "$colours"
+mutant datagen-stats-results-swapped tools/datagen/src/stats.rs \
+    's/GameResult::WhiteWins => 0,/GameResult::WhiteWins => 2,/; s/GameResult::BlackWins => 2,/GameResult::BlackWins => 0,/' \
+    'cargo test --release -p datagen --test datagen self_play_writes_whole_legal_games_and_resumes'
+
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
