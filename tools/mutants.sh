@@ -61,6 +61,19 @@ mutant datagen-stats-results-swapped tools/datagen/src/stats.rs \
     's/GameResult::WhiteWins => 0,/GameResult::WhiteWins => 2,/; s/GameResult::BlackWins => 2,/GameResult::BlackWins => 0,/' \
     'cargo test --release -p datagen --test datagen self_play_writes_whole_legal_games_and_resumes'
 
+# --- the trainer binary (tools/trainer/tests/binary.rs) --------------------
+binary='cargo test --release -p trainer --test binary'
+mutant trainer-init-ignored tools/trainer/src/main.rs \
+    's/Some(path) => initial_params(path, shape)?,/Some(_) => Params::random(shape, cli.seed),/' "$binary"
+mutant trainer-init-kind-swapped tools/trainer/src/main.rs \
+    's/if bytes.starts_with(kiraly::nnue::network::MAGIC) {/if !bytes.starts_with(kiraly::nnue::network::MAGIC) {/' "$binary"
+mutant trainer-validation-halved tools/trainer/src/main.rs \
+    's/let held = (positions.len() as f64 \* cli.validation) as usize;/let held = (positions.len() as f64 * cli.validation \/ 2.0) as usize;/' "$binary"
+mutant trainer-final-net-untrained tools/trainer/src/main.rs \
+    's/let net = params.quantise();/let net = Params::random(shape, cli.seed).quantise();/' "$binary"
+mutant trainer-checkpoint-not-written tools/trainer/src/train.rs \
+    's/std::fs::write(&raw, params.to_bytes())/std::fs::write(\&raw, [0u8; 4])/' "$binary"
+
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
