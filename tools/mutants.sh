@@ -74,6 +74,14 @@ mutant trainer-final-net-untrained tools/trainer/src/main.rs \
 mutant trainer-checkpoint-not-written tools/trainer/src/train.rs \
     's/std::fs::write(&raw, params.to_bytes())/std::fs::write(\&raw, [0u8; 4])/' "$binary"
 
+# --- genfens on a book (engine-tests/genfens.rs) ---------------------------
+book='cargo test --release --test genfens openings_from_a_book'
+mutant genfens-book-plies-default src/openings.rs 's/book_plies: 2,/book_plies: 1,/' "$book"
+mutant genfens-book-plies-ignored src/openings.rs \
+    's/Some(_) => self.config.book_plies,/Some(_) => 2,/' "$book"
+mutant genfens-first-book-line-only src/openings.rs \
+    's/let start = &starts\[rng.below(starts.len())\];/let start = \&starts[rng.below(starts.len()) * 0];/' "$book"
+
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
