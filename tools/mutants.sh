@@ -82,6 +82,19 @@ mutant genfens-book-plies-ignored src/openings.rs \
 mutant genfens-first-book-line-only src/openings.rs \
     's/let start = &starts\[rng.below(starts.len())\];/let start = \&starts[rng.below(starts.len()) * 0];/' "$book"
 
+# --- net-file refusals (engine-tests/nnue.rs) ------------------------------
+mutant net-output-weight-bound-loose src/nnue/network.rs \
+    's/.any(|w| w.unsigned_abs() > MAX_OUTPUT_WEIGHT)/.any(|w| w.unsigned_abs() > MAX_OUTPUT_WEIGHT + 1)/' \
+    'cargo test --release --test nnue output_weights_beyond_the_bound_are_refused'
+mutant net-output-weight-bound-tight src/nnue/network.rs \
+    's/.any(|w| w.unsigned_abs() > MAX_OUTPUT_WEIGHT)/.any(|w| w.unsigned_abs() >= MAX_OUTPUT_WEIGHT)/' \
+    'cargo test --release --test nnue output_weights_beyond_the_bound_are_refused'
+mutant net-too-long-called-truncated src/nnue/network.rs 's/"too long"/"truncated"/' \
+    'cargo test --release --test nnue eval_file_loads_or_keeps_the_current_net'
+mutant net-hash-unchecked src/nnue/network.rs \
+    's/if fnv1a(params) != hash {/if false \&\& fnv1a(params) != hash {/' \
+    'cargo test --release --test nnue eval_file_loads_or_keeps_the_current_net'
+
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
