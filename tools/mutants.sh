@@ -95,6 +95,18 @@ mutant net-hash-unchecked src/nnue/network.rs \
     's/if fnv1a(params) != hash {/if false \&\& fnv1a(params) != hash {/' \
     'cargo test --release --test nnue eval_file_loads_or_keeps_the_current_net'
 
+# --- the net's evaluation around its raw output (engine-tests/nnue_eval.rs) -
+nnue_eval='cargo test --release --test nnue_eval'
+mutant nnue-dead-material-scored src/eval/mod.rs \
+    '/let dead = (pos.board().pawns()/,/return 0;/s/if dead {/if false \&\& dead {/' "$nnue_eval"
+mutant nnue-no-clamp src/eval/mod.rs \
+    's/-crate::score::TB_WIN_BOUND + 1,/i32::MIN + 1,/; s/crate::score::TB_WIN_BOUND - 1,$/i32::MAX,/' "$nnue_eval"
+mutant nnue-fade-one-ply-early src/eval/mod.rs \
+    's/raw \* halfmove_factor(pos.halfmoves()) \/ (100 - HALFMOVE_FREE)/raw * halfmove_factor(pos.halfmoves() + 1) \/ (100 - HALFMOVE_FREE)/' \
+    "$nnue_eval"
+mutant nnue-no-fade src/eval/mod.rs \
+    's/raw \* halfmove_factor(pos.halfmoves()) \/ (100 - HALFMOVE_FREE)/raw/' "$nnue_eval"
+
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
