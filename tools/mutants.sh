@@ -107,6 +107,18 @@ mutant nnue-fade-one-ply-early src/eval/mod.rs \
 mutant nnue-no-fade src/eval/mod.rs \
     's/raw \* halfmove_factor(pos.halfmoves()) \/ (100 - HALFMOVE_FREE)/raw/' "$nnue_eval"
 
+# --- extra threads work (engine-tests/threads.rs, cli_tools.rs) ------------
+mutant helpers-idle src/threadpool.rs \
+    's/let result = guarded_think(&mut searcher, &job);/let result: Option<SearchResult> = None;/' \
+    'cargo test --release --test threads a_second_thread_searches_and_its_nodes_count'
+mutant helper-nodes-uncounted src/search.rs \
+    's/\.fetch_add(self.counts.unflushed, Ordering::Relaxed);/.fetch_add(if self.thread_id == 0 { self.counts.unflushed } else { 0 }, Ordering::Relaxed);/' \
+    'cargo test --release --test threads a_second_thread_searches_and_its_nodes_count'
+mutant speedtest-one-thread src/main.rs 's/bench::run_timed(threads, ms)/bench::run_timed(1, ms)/' \
+    'cargo test --release --test cli_tools speedtest_arguments_take_effect'
+mutant speedtest-ms-ignored src/main.rs 's/bench::run_timed(threads, ms)/bench::run_timed(threads, 1)/' \
+    'cargo test --release --test cli_tools speedtest_arguments_take_effect'
+
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"

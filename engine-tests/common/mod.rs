@@ -260,3 +260,42 @@ pub fn last_score(lines: &[String]) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// The CPU time, in clock ticks, each thread of process `pid` has used so
+/// far, by thread id (Linux: `/proc/PID/task/TID/stat`, user plus system).
+/// What a thread did, unlike a wall clock, does not depend on how busy the
+/// machine is.
+#[cfg(target_os = "linux")]
+pub fn thread_cpu_ticks(pid: u32) -> std::collections::BTreeMap<u32, u64> {
+    let mut ticks = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return ticks;
+    };
+    for task in tasks.flatten() {
+        let tid = task.file_name().to_str().and_then(|t| t.parse().ok());
+        let used = cpu_ticks_of(&task.path().join("stat"));
+        if let (Some(tid), Some(used)) = (tid, used) {
+            ticks.insert(tid, used);
+        }
+    }
+    ticks
+}
+
+/// The CPU time, in clock ticks, process `pid` has used so far, threads
+/// that have ended included (Linux); 0 once it is gone.
+#[cfg(target_os = "linux")]
+pub fn process_cpu_ticks(pid: u32) -> u64 {
+    cpu_ticks_of(std::path::Path::new(&format!("/proc/{pid}/stat"))).unwrap_or(0)
+}
+
+/// User plus system time of a `/proc` `stat` file.
+#[cfg(target_os = "linux")]
+fn cpu_ticks_of(stat: &std::path::Path) -> Option<u64> {
+    let stat = std::fs::read_to_string(stat).ok()?;
+    // The fields after the command name, which is in parentheses: the
+    // state is field 3, utime and stime fields 14 and 15.
+    let (_, rest) = stat.rsplit_once(')')?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<u64>().ok());
+    Some(field(14)? + field(15)?)
+}
