@@ -62,14 +62,19 @@ release-setup:
 
 # The portable Windows binary (the one every Windows user can run) under
 # Wine: a UCI transcript with Windows line endings and a short game. Skips,
-# saying so, where Wine or the Windows toolchain cannot be installed.
+# saying so, where Wine or the Windows toolchain cannot be installed; with
+# the environment variable CI set (CI services set it; .ci/run does) a skip
+# fails instead.
 test-release: $(VENV)/installed
 	-tools/release/setup.sh --wine
 	@if tools/release/setup.sh --check; then \
 		tools/release/build.sh --binaries-only --os windows --levels x86-64 && \
 		$(VENV_PYTHON) tools/release/test_windows.py target/release-x86-64/x86_64-pc-windows-gnu/release/kiraly.exe; \
 	else \
-		echo "test-release: SKIPPED: the Windows build tools could not be installed (see above)"; \
+		case "$${CI:-}" in \
+		""|0|false|no) echo "test-release: SKIPPED: the Windows build tools could not be installed (see above)";; \
+		*) echo "test-release: FAILED: the Windows build tools could not be installed (see above); CI is set, so a skip is a failure"; exit 1;; \
+		esac; \
 	fi
 
 bench: all

@@ -24,6 +24,9 @@ target=${MUTANTS_TARGET:-$repo/target/mutants}
 timeout_s=${MUTANTS_TIMEOUT:-900}
 tree=${TMPDIR:-/tmp}/kiraly-mutants-$(id -u)
 
+# The Python tests run in this tree's virtual environment (`make venv`).
+py=$repo/.venv/bin/python
+
 names=() files=() edits=() tests=()
 # mutant NAME FILE SED-SCRIPT TEST-COMMAND: the sed script must change FILE
 # (a mutant that no longer applies is reported, not silently passed).
@@ -118,6 +121,13 @@ mutant speedtest-one-thread src/main.rs 's/bench::run_timed(threads, ms)/bench::
     'cargo test --release --test cli_tools speedtest_arguments_take_effect'
 mutant speedtest-ms-ignored src/main.rs 's/bench::run_timed(threads, ms)/bench::run_timed(threads, 1)/' \
     'cargo test --release --test cli_tools speedtest_arguments_take_effect'
+
+# --- the Windows test's skip (tools/test_release_skip.py) -------------------
+mutant release-skip-passes-in-ci tools/release/test_windows.py 's/        if in_ci():/        if False:/' \
+    "$py -m unittest tools/test_release_skip.py"
+mutant release-wine-not-looked-for tools/release/test_windows.py \
+    's/candidates = \[shutil.which("wine64"), shutil.which("wine")\]/candidates = [shutil.which("wine64")]/' \
+    "$py -m unittest tools/test_release_skip.py"
 
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
