@@ -8,7 +8,7 @@ use kiraly::eval::{evaluate_nnue, is_clock_free};
 use kiraly::nnue::{accumulator, Network};
 use kiraly::score::TB_WIN_BOUND;
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
+use shakmaty::{CastlingMode, Chess, Position};
 
 fn at_clock(board_and_rest: &str, halfmoves: u32) -> Chess {
     format!("{board_and_rest} {halfmoves} 60")
@@ -116,4 +116,68 @@ fn the_net_stays_below_tablebase_and_mate_scores() {
             );
         }
     }
+}
+
+/// `eval` prints the evaluations the engine uses: its NNUE line is
+/// `evaluate_nnue` and its final line the hand-crafted `evaluate`, both in
+/// pawns from White's view, for either side to move and a late clock.
+#[test]
+fn the_eval_command_prints_the_evaluations_themselves() {
+    for fen in POSITIONS {
+        for clock in [0, 70] {
+            let pos = at_clock(fen, clock);
+            let white = |stm: i32| {
+                if pos.turn() == shakmaty::Color::White {
+                    stm
+                } else {
+                    -stm
+                }
+            };
+            let lines = kiraly_eval(&format!("{fen} {clock} 60"));
+            let shown = |prefix: &str| {
+                lines
+                    .iter()
+                    .find_map(|l| l.strip_prefix(prefix))
+                    .unwrap_or_else(|| panic!("no '{prefix}' line: {lines:#?}"))
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .to_string()
+            };
+            let pawns = |cp: i32| format!("{:+.2}", f64::from(cp) / 100.0);
+            assert_eq!(
+                shown("NNUE evaluation"),
+                pawns(white(evaluate_nnue(net(), &pos))),
+                "{fen} {clock}"
+            );
+            assert_eq!(
+                shown("Final evaluation:"),
+                pawns(white(kiraly::eval::evaluate(&pos))),
+                "{fen} {clock}"
+            );
+        }
+    }
+}
+
+/// The binary's `eval` output for a FEN, with the net on.
+fn kiraly_eval(fen: &str) -> Vec<String> {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kiraly"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let input = format!("setoption name Use NNUE value true\nposition fen {fen}\neval\nquit\n");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect()
 }

@@ -210,16 +210,38 @@ fn go_limits_are_kept() {
         assert_eq!(final_field(&out, "depth"), depth);
     }
 
-    // nodes (one thread): no iteration that went past the limit is
-    // reported, and the search used a good part of it.
+    // nodes (one thread, each search from a cleared table, so the same
+    // search to the same depth counts the same nodes): no iteration that
+    // went past the limit is reported, the last one reported is the same
+    // search as `go depth` to its depth, and the next iteration needs more
+    // than the limit, so the search stopped for the limit and no earlier.
     for limit in [5_000, 20_000, 100_000] {
-        e.send(&format!("go nodes {limit}"));
-        let out = e.bestmove(Duration::from_secs(20));
-        check_search_output(&root, &out);
+        let fresh = |e: &mut Engine, go: &str| {
+            e.send("ucinewgame");
+            e.send(go);
+            let out = e.bestmove(Duration::from_secs(20));
+            check_search_output(&root, &out);
+            out
+        };
+        let out = fresh(&mut e, &format!("go nodes {limit}"));
         let counts: Vec<i64> = out.iter().filter_map(|l| info_field(l, "nodes")).collect();
         let most = *counts.iter().max().expect("info lines");
         assert!(most <= limit, "go nodes {limit}: {most} reported; {out:?}");
-        assert!(most >= limit / 10, "go nodes {limit}: only {most}; {out:?}");
+        let depth = final_field(&out, "depth");
+        let same = fresh(&mut e, &format!("go depth {depth}"));
+        assert_eq!(
+            final_field(&same, "nodes"),
+            most,
+            "go depth {depth}: {same:?}"
+        );
+        let next = fresh(&mut e, &format!("go depth {}", depth + 1));
+        let needed = final_field(&next, "nodes");
+        assert!(
+            needed > limit,
+            "go nodes {limit} stopped after depth {depth} ({most} nodes), \
+             but depth {} needs only {needed}",
+            depth + 1
+        );
     }
     // With depth and nodes, the first limit reached ends the search.
     e.send("go depth 30 nodes 5000");

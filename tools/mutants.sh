@@ -129,6 +129,17 @@ mutant release-wine-not-looked-for tools/release/test_windows.py \
     's/candidates = \[shutil.which("wine64"), shutil.which("wine")\]/candidates = [shutil.which("wine64")]/' \
     "$py -m unittest tools/test_release_skip.py"
 
+# --- limits and printed values checked exactly (uci_protocol, uci_features, nnue_eval)
+mutant node-limit-halved src/search.rs \
+    's/self.counts.node_limit = ctx.limits.nodes.unwrap_or(u64::MAX);/self.counts.node_limit = ctx.limits.nodes.map(|n| n \/ 2).unwrap_or(u64::MAX);/' \
+    'cargo test --release --test uci_protocol go_limits_are_kept'
+mutant key-en-passant-always src/board.rs \
+    's/pos.zobrist_hash(EnPassantMode::Legal)/pos.zobrist_hash(EnPassantMode::Always)/' \
+    'cargo test --release --test uci_features d_prints_the_board_fen_and_key'
+mutant eval-nnue-line-side-to-move src/eval/trace.rs \
+    '/let white = |p: &Chess| {/,/};/s/            -stm/            stm/' \
+    'cargo test --release --test nnue_eval the_eval_command_prints_the_evaluations_themselves'
+
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
