@@ -61,20 +61,33 @@ fn use_nnue_switches_the_evaluation_the_search_uses() {
             "{lines:#?}"
         );
     }
-    // `eval` says which one is in use and shows the net's piece values.
-    let eval = engine("setoption name Use NNUE value true\nposition startpos\neval\nquit\n");
-    assert!(
-        eval.iter()
-            .any(|l| l.starts_with("NNUE derived piece values")),
-        "{eval:#?}"
-    );
-    assert!(eval
-        .iter()
-        .any(|l| l == "Evaluation in use      NNUE (Use NNUE true)"));
-    assert!(
-        eval.iter().any(|l| l.starts_with("Final evaluation")),
-        "the hand-crafted trace stays"
-    );
+    // `eval` says which one is in use, by the setting, and shows the net's
+    // piece values either way (the net is loaded whatever `Use NNUE` says).
+    for (setting, in_use) in [("true", "NNUE"), ("false", "hand-crafted")] {
+        let eval = engine(&format!(
+            "setoption name Use NNUE value {setting}\nposition startpos\neval\nquit\n"
+        ));
+        let said: Vec<&String> = eval
+            .iter()
+            .filter(|l| l.starts_with("Evaluation in use"))
+            .collect();
+        assert_eq!(
+            said,
+            [&format!(
+                "Evaluation in use      {in_use} (Use NNUE {setting})"
+            )],
+            "{eval:#?}"
+        );
+        assert!(
+            eval.iter()
+                .any(|l| l.starts_with("NNUE derived piece values")),
+            "{eval:#?}"
+        );
+        assert!(
+            eval.iter().any(|l| l.starts_with("Final evaluation")),
+            "the hand-crafted trace stays"
+        );
+    }
 }
 
 /// The hash of the net in use, from `eval`'s NNUE section.

@@ -15,7 +15,30 @@ fn uci_handshake_declares_conventional_options() {
     let mut e = Engine::start();
     e.send("uci");
     let lines = e.read_until(Duration::from_secs(5), |l| l == "uciok");
-    assert!(lines[0].starts_with("id name Kiraly"));
+    // The name carries the package's version and the CPU level the build
+    // targets (checked against the compiled target features by a unit test
+    // of build_info), as GUIs show it and as the release archives name it.
+    let level = kiraly::build_info::LEVEL;
+    assert!(
+        [
+            "x86-64",
+            "x86-64-v2",
+            "x86-64-v3",
+            "x86-64-v4",
+            std::env::consts::ARCH
+        ]
+        .contains(&level),
+        "{level}"
+    );
+    assert_eq!(
+        lines[0],
+        format!("id name Kiraly {} ({level})", env!("CARGO_PKG_VERSION"))
+    );
+    assert!(
+        kiraly::build_info::TARGET.contains(std::env::consts::ARCH),
+        "{}",
+        kiraly::build_info::TARGET
+    );
     assert!(lines.iter().any(|l| l.starts_with("id author ")));
     for expected in [
         "option name Hash type spin default 16 min 1 max",

@@ -140,6 +140,26 @@ mutant eval-nnue-line-side-to-move src/eval/trace.rs \
     '/let white = |p: &Chess| {/,/};/s/            -stm/            stm/' \
     'cargo test --release --test nnue_eval the_eval_command_prints_the_evaluations_themselves'
 
+# --- assertions that could not fail, made to (finding 14) -----------------
+mutant name-without-version src/build_info.rs \
+    '/pub const NAME/,/);/s/env!("CARGO_PKG_VERSION"),/"0.0.0",/' \
+    'cargo test --release --test uci_protocol uci_handshake_declares_conventional_options'
+mutant eval-in-use-ignores-setting src/eval/trace.rs \
+    's/if crate::nnue::for_search(limited_strength).is_some() {/if crate::nnue::current().is_some() {/' \
+    'cargo test --release --test nnue use_nnue_switches_the_evaluation_the_search_uses'
+mutant tuner-reports-no-progress tools/tuner/src/main.rs \
+    's/"loss before {before:.7}, after {after:.7}/"loss before {before:.7}, after {before:.7}/' \
+    'cargo test --release -p tuner --test tuner binary_round_trip_and_short_run'
+mutant suite-any-points-solve tools/suite.py \
+    's/ok = ok and got == best/ok = ok and got > 0/' \
+    "$py -m unittest tools.test_match.TestSuiteLogic"
+mutant import-graph-counts-test-code tools/import_graph.py \
+    's/if tokens\[i:i + 7\] == \["#", "\[", "cfg", "(", "test", ")", "\]"\]:/if False:/' \
+    "$py -m unittest tools/test_import_graph.py"
+mutant import-graph-sees-no-cycle tools/import_graph.py \
+    's/return stack\[stack.index(n):\] + \[n\]/return None/' \
+    "$py -m unittest tools/test_import_graph.py"
+
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
