@@ -160,6 +160,17 @@ mutant import-graph-sees-no-cycle tools/import_graph.py \
     's/return stack\[stack.index(n):\] + \[n\]/return None/' \
     "$py -m unittest tools/test_import_graph.py"
 
+# --- timing measured by the engine's own clock or CPU time (finding 9) ------
+mutant movetime-overhead-ignored src/time.rs \
+    's/        .saturating_sub(overhead_ms)/        .saturating_sub(overhead_ms.min(10))/' \
+    'cargo test --release --test uci_protocol options_take_effect_and_bad_values_keep_the_old_one'
+mutant hash-zeroed-up-front src/tt.rs \
+    's/    let base = unsafe { alloc_zeroed(layout) };/    let base = std::hint::black_box(unsafe { alloc_zeroed(layout) }); if !base.is_null() { unsafe { std::ptr::write_bytes(base, 0, size) } }/' \
+    'cargo test --release --test uci_protocol large_hash_is_ready_at_once'
+mutant strength-budget-ignored src/search.rs \
+    's/self.counts.node_limit = self.counts.node_limit.min(limit.nodes);/let _ = limit.nodes;/' \
+    'cargo test --release --test uci_features limited_strength_plays_fast_legal_and_varied_moves'
+
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
