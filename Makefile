@@ -16,13 +16,13 @@ VENV_PYTHON = $(VENV)/bin/python
 # `make NATIVE=` builds a portable binary.
 NATIVE ?= -C target-cpu=native
 
-.PHONY: all test test-imports test-engine test-tools test-ecosystem venv bench clean release release-setup test-release
+.PHONY: all test test-imports test-engine test-checked test-tools test-ecosystem venv bench clean release release-setup test-release
 
 all:
 	RUSTFLAGS="$(NATIVE)" $(CARGO) build --release --bin kiraly --target-dir target/native
 	cp target/native/release/kiraly "$(EXE)"
 
-test: all test-imports test-engine test-tools test-ecosystem
+test: all test-imports test-engine test-checked test-tools test-ecosystem
 
 # The modules of src/ import one another one way only (standard library only).
 test-imports:
@@ -31,6 +31,28 @@ test-imports:
 # The engine crate and the workspace tools (tools/datagen, tools/tuner).
 test-engine:
 	$(CARGO) test --release --workspace
+
+# The `checked` profile (Cargo.toml): optimised, with debug assertions and
+# overflow checks, which the release builds above leave out. The engine's
+# unit tests; `bench 6`, whose node count must equal the release build's;
+# a 2-thread search, where an assertion failing in any thread shows as an
+# `internal error` line; and the tuning build (`--features tune`): its unit
+# tests and engine-tests/tune.rs.
+CHECKED = target/checked/kiraly
+test-checked: all
+	$(CARGO) test --profile checked -p kiraly --lib
+	$(CARGO) build --profile checked --bin kiraly
+	@checked=$$($(CHECKED) bench 6 | tail -n 1); release=$$("$(abspath $(EXE))" bench 6 | tail -n 1); \
+	if [ "$${checked%% *}" != "$${release%% *}" ]; then \
+		echo "test-checked: bench 6: $$checked (checked) but $$release (release)"; exit 1; \
+	fi; echo "test-checked: bench 6: $${checked%% *} nodes in both builds"
+	@out=$$( (printf 'setoption name Threads value 2\nposition startpos moves e2e4 c7c5\ngo movetime 2000\n'; \
+		sleep 4; echo quit) | $(CHECKED)); \
+	if echo "$$out" | grep -q "internal error" || ! echo "$$out" | grep -q "^bestmove [a-h]"; then \
+		echo "$$out" | tail -n 5; echo "test-checked: the 2-thread search failed"; exit 1; \
+	fi; echo "test-checked: $$(echo "$$out" | grep '^bestmove') with 2 threads, no assertion failed"
+	$(CARGO) test --profile checked -p kiraly --features tune --lib parameters
+	$(CARGO) test --profile checked -p kiraly --features tune --test tune
 
 # The match and suite tests play real games with the engine just built.
 # datagen converts the match runner's PGNs (tools/test_datagen_pgn.py).

@@ -171,6 +171,16 @@ mutant strength-budget-ignored src/search.rs \
     's/self.counts.node_limit = self.counts.node_limit.min(limit.nodes);/let _ = limit.nodes;/' \
     'cargo test --release --test uci_features limited_strength_plays_fast_legal_and_varied_moves'
 
+# --- the checked profile and the tuning build (make test-checked) ----------
+# An overflow that the release profile wraps silently (same values) and the
+# checked profile's overflow checks catch: the release test passes it.
+mutant rng-overflow-unchecked src/openings.rs \
+    's/z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);/z = (z ^ (z >> 30)) * 0xBF58_476D_1CE4_E5B9;/' \
+    'cargo test --profile checked -p kiraly --lib openings'
+mutant tune-parameter-not-set src/parameters.rs \
+    's/values::VALUES\[i\].store(value, std::sync::atomic::Ordering::Relaxed);/let _ = (i, value);/' \
+    'cargo test --profile checked -p kiraly --features tune --test tune'
+
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
