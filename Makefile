@@ -16,13 +16,13 @@ VENV_PYTHON = $(VENV)/bin/python
 # `make NATIVE=` builds a portable binary.
 NATIVE ?= -C target-cpu=native
 
-.PHONY: all test test-imports test-engine test-tools test-ecosystem venv bench selfplay clean release release-setup test-release
+.PHONY: all test test-imports test-engine test-checked test-tools test-ecosystem venv bench selfplay clean release release-setup test-release
 
 all:
 	RUSTFLAGS="$(NATIVE)" $(CARGO) build --release --bin kiraly --target-dir target/native
 	cp target/native/release/kiraly "$(EXE)"
 
-test: all test-imports test-engine test-tools test-ecosystem
+test: all test-imports test-engine test-checked test-tools test-ecosystem
 
 # The modules of src/ import one another one way only, and no file of src/
 # is over 800 lines (standard library only; the self-test checks the checks).
@@ -36,6 +36,28 @@ test-imports:
 test-engine:
 	$(CARGO) test --release --workspace
 	$(CARGO) test --release --features fault-injection --target-dir target/faults --test reliability
+
+# The `checked` profile (Cargo.toml): optimised, with debug assertions and
+# overflow checks, which the release builds above leave out. The engine's
+# unit tests; `bench 6`, whose node count must equal the release build's;
+# a 2-thread search, where an assertion failing in any thread shows as an
+# `internal error` line; and the tuning build (`--features tune`): its unit
+# tests and engine-tests/tune.rs.
+CHECKED = target/checked/kiraly
+test-checked: all
+	$(CARGO) test --profile checked -p kiraly --lib
+	$(CARGO) build --profile checked --bin kiraly
+	@checked=$$($(CHECKED) bench 6 | tail -n 1); release=$$("$(abspath $(EXE))" bench 6 | tail -n 1); \
+	if [ "$${checked%% *}" != "$${release%% *}" ]; then \
+		echo "test-checked: bench 6: $$checked (checked) but $$release (release)"; exit 1; \
+	fi; echo "test-checked: bench 6: $${checked%% *} nodes in both builds"
+	@out=$$( (printf 'setoption name Threads value 2\nposition startpos moves e2e4 c7c5\ngo movetime 2000\n'; \
+		sleep 4; echo quit) | $(CHECKED)); \
+	if echo "$$out" | grep -q "internal error" || ! echo "$$out" | grep -q "^bestmove [a-h]"; then \
+		echo "$$out" | tail -n 5; echo "test-checked: the 2-thread search failed"; exit 1; \
+	fi; echo "test-checked: $$(echo "$$out" | grep '^bestmove') with 2 threads, no assertion failed"
+	$(CARGO) test --profile checked -p kiraly --features tune --lib parameters
+	$(CARGO) test --profile checked -p kiraly --features tune --test tune
 
 # The match and suite tests play real games with the engine just built.
 # datagen converts the match runner's PGNs (tools/test_datagen_pgn.py).
@@ -67,14 +89,19 @@ release-setup:
 
 # The portable Windows binary (the one every Windows user can run) under
 # Wine: a UCI transcript with Windows line endings and a short game. Skips,
-# saying so, where Wine or the Windows toolchain cannot be installed.
+# saying so, where Wine or the Windows toolchain cannot be installed; with
+# the environment variable CI set (CI services set it; .ci/run does) a skip
+# fails instead.
 test-release: $(VENV)/installed
 	-tools/release/setup.sh --wine
 	@if tools/release/setup.sh --check; then \
 		tools/release/build.sh --binaries-only --os windows --levels x86-64 && \
 		$(VENV_PYTHON) tools/release/test_windows.py target/release-x86-64/x86_64-pc-windows-gnu/release/kiraly.exe; \
 	else \
-		echo "test-release: SKIPPED: the Windows build tools could not be installed (see above)"; \
+		case "$${CI:-}" in \
+		""|0|false|no) echo "test-release: SKIPPED: the Windows build tools could not be installed (see above)";; \
+		*) echo "test-release: FAILED: the Windows build tools could not be installed (see above); CI is set, so a skip is a failure"; exit 1;; \
+		esac; \
 	fi
 
 bench: all

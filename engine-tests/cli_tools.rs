@@ -2,7 +2,10 @@
 //! `kiraly bench [depth]` and `kiraly speedtest [threads] [ms]`, run as a
 //! user or OpenBench runs them.
 
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
 
 fn kiraly(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kiraly"))
@@ -131,4 +134,48 @@ fn speedtest_reports_nodes_and_speed() {
     let (nodes, nps) = nodes_nps(lines.last().expect("a last line"));
     assert!(nodes > 1000 && nps > 0, "{nodes} nodes {nps} nps");
     assert!(!kiraly(&["speedtest", "0"]).status.success());
+}
+
+/// `speedtest THREADS MS`: each of the bench positions is searched for MS
+/// milliseconds (so the run lasts at least that long in all), by THREADS
+/// threads (the process's CPU time beyond that of its busiest thread, read
+/// while it runs, shows whether helpers searched: they live one position
+/// each, and the process's time includes theirs once they end).
+#[cfg(target_os = "linux")]
+#[test]
+fn speedtest_arguments_take_effect() {
+    let positions = kiraly::bench::POSITIONS.len() as u64;
+    for (threads, ms) in [(1, 30), (2, 30)] {
+        let started = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kiraly"))
+            .args(["speedtest", &threads.to_string(), &ms.to_string()])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the binary runs");
+        let (mut busiest, mut total) = (0, 0);
+        let status = loop {
+            let per_thread = common::thread_cpu_ticks(child.id());
+            busiest = per_thread.values().copied().max().unwrap_or(0).max(busiest);
+            total = common::process_cpu_ticks(child.id()).max(total);
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let elapsed = started.elapsed();
+        assert!(status.success());
+        assert!(
+            elapsed >= Duration::from_millis(positions * ms),
+            "speedtest {threads} {ms} took {elapsed:?} for {positions} positions"
+        );
+        let others = total.saturating_sub(busiest);
+        let ticks = format!("busiest thread {busiest} ticks, the others {others}");
+        eprintln!("speedtest {threads} {ms}: {ticks}");
+        assert!(busiest >= 10, "{ticks}");
+        if threads == 1 {
+            assert!(others * 10 <= busiest + 20, "{ticks}");
+        } else {
+            assert!(others * 10 >= busiest * 3, "the helper hardly ran: {ticks}");
+        }
+    }
 }

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::process::{Command, Stdio};
 
 use shakmaty::fen::Fen;
+use shakmaty::EnPassantMode;
 use shakmaty::{CastlingMode, Chess, Position};
 
 mod common;
@@ -55,6 +56,28 @@ fn sixty_four_legal_distinct_reproducible_openings() {
     assert!(overlap < 8, "seeds 1 and 2 share {overlap} openings");
 }
 
+/// Every position `plies` legal plies after `start`, as FENs (written as
+/// `genfens` writes them).
+fn reachable(start: &Chess, plies: usize) -> HashSet<String> {
+    let mut frontier = vec![start.clone()];
+    for _ in 0..plies {
+        frontier = frontier
+            .iter()
+            .flat_map(|pos| {
+                pos.legal_moves().into_iter().map(move |m| {
+                    let mut next = pos.clone();
+                    next.play_unchecked(m);
+                    next
+                })
+            })
+            .collect();
+    }
+    frontier
+        .iter()
+        .map(|pos| Fen::from_position(pos, EnPassantMode::Legal).to_string())
+        .collect()
+}
+
 #[test]
 fn openings_from_a_book() {
     let book = std::env::temp_dir().join(format!("genfens-book-{}.epd", std::process::id()));
@@ -65,25 +88,31 @@ fn openings_from_a_book() {
          rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - id \"d4d5\";\n",
     )
     .unwrap();
-    let args = format!("32 seed 7 book {}", book.display());
-    let fens = genfens(&args);
-    assert_eq!(fens.len(), 32);
-    assert_eq!(genfens(&args), fens);
-    let mut from_e4 = 0;
-    for fen in &fens {
-        let pos = legal(fen);
-        // Two random plies on top of the book line.
-        let board = pos.board();
-        if board.piece_at(shakmaty::Square::E4).is_some()
-            && board.piece_at(shakmaty::Square::E2).is_none()
-        {
-            from_e4 += 1;
+    let lines = [
+        legal("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"),
+        legal("rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 1"),
+    ];
+    // Two random plies on top of a book line by default; `bookplies` sets
+    // the number.
+    for (extra, plies) in [("", 2), (" bookplies 3", 3)] {
+        let args = format!("32 seed 7 book {}{extra}", book.display());
+        let fens = genfens(&args);
+        assert_eq!(fens.len(), 32);
+        assert_eq!(genfens(&args), fens);
+        let after: Vec<HashSet<String>> = lines.iter().map(|l| reachable(l, plies)).collect();
+        let mut from = [0; 2];
+        for fen in &fens {
+            legal(fen);
+            let line = after
+                .iter()
+                .position(|set| set.contains(fen))
+                .unwrap_or_else(|| panic!("{fen} is not {plies} plies after a book line"));
+            from[line] += 1;
         }
+        // Each line is drawn with probability one half: 32 openings from
+        // one line alone would be a 1-in-2^31 chance.
+        assert!(from.iter().all(|&n| n > 0), "{from:?} openings per line");
     }
-    assert!(
-        (4..=28).contains(&from_e4),
-        "{from_e4} of 32 from the e4 line"
-    );
     std::fs::remove_file(&book).unwrap();
 }
 

@@ -201,32 +201,33 @@ fn ponderhit_starts_the_clock_from_that_moment() {
     e.send("position startpos moves e2e4 e7e5");
     // 10 s and no increment, 30 moves assumed left and 10 ms Move Overhead:
     // a soft limit of 332 ms (scaled by 0.4 to 2.5 as the search settles)
-    // and a hard one of 996 ms.
-    let ponder_noise = noise(&mut e);
-    e.send("go ponder wtime 10000 btime 10000");
-    // Longer than the hard limit: a search that were not pondering would
-    // have answered.
-    e.silent_after_info(ms(1500));
-    let t = Instant::now();
-    e.send("ponderhit");
-    let out = e.bestmove(ms(5000));
-    let took = t.elapsed();
-    check_search_output(&root, &out);
-    assert!(
-        took >= ms(120),
-        "bestmove {took:?} after ponderhit: the clock ran from go ponder"
-    );
-    assert!(
-        took <= ms(996) + ms(100) + ponder_noise,
-        "bestmove {took:?} after ponderhit, hard limit 996 ms (noise {ponder_noise:?})"
-    );
-    // GUIs drop what was sent while pondering: the move must still come
-    // with a score and a PV after ponderhit.
-    assert!(
-        out.iter()
-            .any(|l| l.contains(" score ") && l.contains(" pv ")),
-        "no info after ponderhit: {out:?}"
-    );
+    // and a hard one of 996 ms. The lower bound holds in every attempt
+    // (load only makes the answer later); the upper one is a latency,
+    // measured again when it misses, like the others.
+    within("bestmove after ponderhit", ms(996) + ms(100), || {
+        let noise = noise(&mut e);
+        e.send("go ponder wtime 10000 btime 10000");
+        // Longer than the hard limit: a search that were not pondering
+        // would have answered.
+        e.silent_after_info(ms(1500));
+        let t = Instant::now();
+        e.send("ponderhit");
+        let out = e.bestmove(ms(5000));
+        let took = t.elapsed();
+        check_search_output(&root, &out);
+        assert!(
+            took >= ms(120),
+            "bestmove {took:?} after ponderhit: the clock ran from go ponder"
+        );
+        // GUIs drop what was sent while pondering: the move must still
+        // come with a score and a PV after ponderhit.
+        assert!(
+            out.iter()
+                .any(|l| l.contains(" score ") && l.contains(" pv ")),
+            "no info after ponderhit: {out:?}"
+        );
+        (took, noise)
+    });
 
     // `stop` ends pondering with a move too.
     within("stop while pondering", STOP_PROMISE, || {

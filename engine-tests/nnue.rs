@@ -61,20 +61,33 @@ fn use_nnue_switches_the_evaluation_the_search_uses() {
             "{lines:#?}"
         );
     }
-    // `eval` says which one is in use and shows the net's piece values.
-    let eval = engine("setoption name Use NNUE value true\nposition startpos\neval\nquit\n");
-    assert!(
-        eval.iter()
-            .any(|l| l.starts_with("NNUE derived piece values")),
-        "{eval:#?}"
-    );
-    assert!(eval
-        .iter()
-        .any(|l| l == "Evaluation in use      NNUE (Use NNUE true)"));
-    assert!(
-        eval.iter().any(|l| l.starts_with("Final evaluation")),
-        "the hand-crafted trace stays"
-    );
+    // `eval` says which one is in use, by the setting, and shows the net's
+    // piece values either way (the net is loaded whatever `Use NNUE` says).
+    for (setting, in_use) in [("true", "NNUE"), ("false", "hand-crafted")] {
+        let eval = engine(&format!(
+            "setoption name Use NNUE value {setting}\nposition startpos\neval\nquit\n"
+        ));
+        let said: Vec<&String> = eval
+            .iter()
+            .filter(|l| l.starts_with("Evaluation in use"))
+            .collect();
+        assert_eq!(
+            said,
+            [&format!(
+                "Evaluation in use      {in_use} (Use NNUE {setting})"
+            )],
+            "{eval:#?}"
+        );
+        assert!(
+            eval.iter()
+                .any(|l| l.starts_with("NNUE derived piece values")),
+            "{eval:#?}"
+        );
+        assert!(
+            eval.iter().any(|l| l.starts_with("Final evaluation")),
+            "the hand-crafted trace stays"
+        );
+    }
 }
 
 /// The hash of the net in use, from `eval`'s NNUE section.
@@ -107,6 +120,19 @@ fn eval_file_loads_or_keeps_the_current_net() {
     std::fs::write(&changed_path, &changed).unwrap();
     let built_in = format!("{:016x}", kiraly::nnue::network::fnv1a(&good[header..]));
     let new = format!("{hash:016x}");
+    // A byte too many; a parameter changed without a new hash; an output
+    // weight beyond the bound that keeps the forward pass's sums in range,
+    // with a hash made anew.
+    let mut long = good.clone();
+    long.push(0);
+    let too_long = dir.join("long.nnue");
+    std::fs::write(&too_long, &long).unwrap();
+    let mut damaged_bytes = good.clone();
+    damaged_bytes[header + 10] ^= 1;
+    let damaged = dir.join("damaged.nnue");
+    std::fs::write(&damaged, &damaged_bytes).unwrap();
+    let heavy = dir.join("heavy.nnue");
+    std::fs::write(&heavy, with_output_weight(513).to_bytes()).unwrap();
 
     let lines = engine(&format!(
         "setoption name Use NNUE value true\n\
@@ -116,12 +142,18 @@ fn eval_file_loads_or_keeps_the_current_net() {
          setoption name EvalFile value {}\n\
          setoption name EvalFile value {}\n\
          setoption name EvalFile value Cargo.toml\n\
+         setoption name EvalFile value {}\n\
+         setoption name EvalFile value {}\n\
+         setoption name EvalFile value {}\n\
          eval\ngo depth 1\nisready\n\
          setoption name EvalFile value <embedded>\neval\n\
          isready\nquit\n",
         changed_path.display(),
         truncated.display(),
         wrong.display(),
+        too_long.display(),
+        damaged.display(),
+        heavy.display(),
     ));
     let evals: Vec<&[String]> = lines
         .split(|l| l.starts_with("Final evaluation"))
@@ -129,25 +161,63 @@ fn eval_file_loads_or_keeps_the_current_net() {
         .collect();
     assert_eq!(evals.len(), 4, "{lines:#?}");
     let in_use: Vec<String> = evals.iter().map(|e| net_in_use(e)).collect();
-    // Built in, the changed file, still the changed file after four refused
-    // files, built in again.
+    // Built in, the changed file, still the changed file after seven
+    // refused files, built in again.
     assert_eq!(in_use, vec![built_in.clone(), new.clone(), new, built_in]);
     let strings: Vec<&String> = lines
         .iter()
         .filter(|l| l.starts_with("info string"))
         .collect();
-    assert_eq!(strings.len(), 4, "{lines:#?}");
-    assert!(strings[0].contains("cannot read") && strings[0].contains("keeping the current net"));
-    assert!(strings[1].contains("truncated"), "{}", strings[1]);
-    assert!(strings[2].contains("wrong architecture"), "{}", strings[2]);
-    assert!(
-        strings[3].contains("not a Kiraly network"),
-        "{}",
-        strings[3]
-    );
+    let reasons = [
+        "cannot read",
+        "truncated",
+        "wrong architecture",
+        "not a Kiraly network",
+        "too long",
+        "damaged: the parameter hash does not match",
+        "an output weight beyond +-512",
+    ];
+    assert_eq!(strings.len(), reasons.len(), "{lines:#?}");
+    for (line, reason) in strings.iter().zip(reasons) {
+        assert!(
+            line.contains(reason) && line.ends_with("keeping the current net"),
+            "{line}: expected {reason}"
+        );
+    }
     assert!(lines.iter().any(|l| l.starts_with("bestmove ")));
     assert_eq!(lines.iter().filter(|l| *l == "readyok").count(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The built-in net with one output weight set to `weight`, its hash made
+/// anew.
+fn with_output_weight(weight: i16) -> kiraly::nnue::Network {
+    let mut net = kiraly::nnue::embedded().unwrap().clone();
+    let last = net.output_weights.len() - 1;
+    net.output_weights[last][1][kiraly::nnue::HIDDEN - 1] = weight;
+    net.hash = kiraly::nnue::network::fnv1a(&net.param_bytes());
+    net
+}
+
+/// Output weights up to the bound the forward pass's integer sums rely on
+/// load, of either sign; one beyond it is refused.
+#[test]
+fn output_weights_beyond_the_bound_are_refused() {
+    use kiraly::nnue::network::{NetworkError, MAX_OUTPUT_WEIGHT};
+    use kiraly::nnue::Network;
+    let most = MAX_OUTPUT_WEIGHT as i16;
+    for weight in [most, -most] {
+        let net = Network::from_bytes(&with_output_weight(weight).to_bytes());
+        assert!(net.is_ok(), "{weight}: {:?}", net.err());
+    }
+    for weight in [most + 1, -most - 1, i16::MIN] {
+        match Network::from_bytes(&with_output_weight(weight).to_bytes()) {
+            Err(NetworkError::Architecture(why)) => {
+                assert!(why.contains("output weight"), "{why}")
+            }
+            other => panic!("{weight}: {:?}", other.err()),
+        }
+    }
 }
 
 /// `UCI_LimitStrength` searches with the hand-crafted evaluation whatever

@@ -180,6 +180,62 @@ fn random_command_storm_keeps_one_bestmove_per_go() {
     );
 }
 
+/// A second thread searches, and its nodes count: over a fixed-depth search
+/// (whose last report comes at its end, so it counts every node searched)
+/// the second thread uses CPU time of the same order as the main thread, and
+/// the nodes per CPU tick stay near one thread's (a helper whose nodes went
+/// uncounted would leave only the main thread's nodes over both threads'
+/// time). Measured in CPU time per thread,
+/// because on a shared machine (and with autogroup scheduling) the process
+/// as a whole may get no more than one core, whatever its threads.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_second_thread_searches_and_its_nodes_count() {
+    let _serial = serial();
+    let search = |threads: usize| {
+        let mut engine = Engine::start();
+        let pid = engine.child.id();
+        engine.send(&format!("setoption name Threads value {threads}"));
+        engine.send(&format!("position fen {}", POSITIONS[1]));
+        engine.is_ready();
+        let before = thread_cpu_ticks(pid);
+        engine.send("go depth 16");
+        let lines = engine.bestmove(Duration::from_secs(60));
+        let after = thread_cpu_ticks(pid);
+        engine.quit();
+        let mut used: Vec<u64> = after
+            .iter()
+            .map(|(tid, t)| t - before.get(tid).copied().unwrap_or(0))
+            .collect();
+        used.sort_unstable_by(|a, b| b.cmp(a));
+        let nodes = info_field(last_scored(&lines), "nodes").expect("a nodes count") as f64;
+        (nodes, used)
+    };
+    let (one_nodes, one) = search(1);
+    let (two_nodes, two) = search(2);
+    eprintln!(
+        "1 thread: {one_nodes} nodes, ticks {one:?}; 2 threads: {two_nodes} nodes, ticks {two:?}"
+    );
+    let cpu = |used: &[u64]| used.iter().sum::<u64>() as f64;
+    assert!(
+        one[0] >= 20 && two[0] >= 10,
+        "too little CPU: {one:?} {two:?}"
+    );
+    assert!(
+        two[1] as f64 >= 0.3 * two[0] as f64,
+        "the second thread hardly ran: ticks per thread {two:?}"
+    );
+    // Nodes per CPU tick: measured 0.80-1.05 of one thread's; 0.66 with
+    // the helper's nodes left out (the main thread alone, a little faster
+    // for the helper's table entries, over both threads' time).
+    let (per_cpu_one, per_cpu_two) = (one_nodes / cpu(&one), two_nodes / cpu(&two));
+    assert!(
+        per_cpu_two >= 0.7 * per_cpu_one,
+        "nodes per CPU tick: {per_cpu_two:.0} with 2 threads, {per_cpu_one:.0} with 1 \
+         (ticks {two:?}, {one:?})"
+    );
+}
+
 #[test]
 fn changing_threads_between_games_keeps_searching() {
     let _serial = serial();

@@ -155,10 +155,4 @@ mod tests {
         };
         assert_eq!(LEVEL, expected);
     }
-
-    #[test]
-    fn name_carries_version_and_level() {
-        assert_eq!(NAME, format!("Kiraly {VERSION} ({LEVEL})"));
-        assert!(TARGET.contains(std::env::consts::ARCH), "{TARGET}");
-    }
 }

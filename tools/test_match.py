@@ -356,17 +356,21 @@ class TestSuiteLogic(unittest.TestCase):
         epd = ('k7/8/1K6/8/8/8/8/7R b - - bm Kb8; id "t.1";\n'       # only move: solved
                '7k/8/6K1/8/8/8/8/R7 b - - am Kg8; id "t.2";\n'       # only move is the avoid move
                '7k/7p/8/8/8/8/8/K5R1 b - - c0 "h6=10, h5=3"; id "u.3";\n')
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "s.epd")
-            with open(path, "w") as f:
-                f.write(epd)
-            p = subprocess.run([sys.executable, SUITE, "--engine", f"{sys.executable} {MOCK}", "--suite", path,
-                                "--movetime", "10"], capture_output=True, text=True, timeout=HUNG)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("FAIL    2 t.2", p.stdout)
-        self.assertNotIn(" t.1:", p.stdout)
-        self.assertRegex(p.stdout, r"solved [12] / 3")
-        self.assertRegex(p.stdout, r"points (3|10) / 10")
+        # The mock plays seeded random moves: in u.3 (two legal moves) seed 1
+        # plays h5 (3 points, not solved), seed 3 plays h6 (10 points, solved).
+        for seed, solved, points in ((1, 1, 3), (3, 2, 10)):
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "s.epd")
+                with open(path, "w") as f:
+                    f.write(epd)
+                p = subprocess.run([sys.executable, SUITE, "--engine", f"{sys.executable} {MOCK} --seed {seed}",
+                                    "--suite", path, "--movetime", "10"],
+                                   capture_output=True, text=True, timeout=HUNG)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("FAIL    2 t.2", p.stdout)
+            self.assertNotIn(" t.1:", p.stdout)
+            self.assertIn(f"solved {solved} / 3", p.stdout)
+            self.assertIn(f"points {points} / 10", p.stdout)
 
 
 class TestDocumentedFiles(unittest.TestCase):

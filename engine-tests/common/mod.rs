@@ -208,7 +208,8 @@ pub fn last_scored(lines: &[String]) -> &String {
 }
 
 /// Checks every pv in `lines` and the final bestmove (and ponder move) for
-/// legality from `root`; returns the bestmove text.
+/// legality from `root` (`0000` only where `root` has no legal move);
+/// returns the bestmove text.
 pub fn check_search_output(root: &Chess, lines: &[String]) -> String {
     for line in lines
         .iter()
@@ -232,7 +233,13 @@ pub fn check_search_output(root: &Chess, lines: &[String]) -> String {
     let words: Vec<&str> = last.split_whitespace().collect();
     assert_eq!(words[0], "bestmove", "{last}");
     let best = words[1].to_string();
-    if best != "0000" {
+    // The null move is the answer only where there is no legal move.
+    if best == "0000" {
+        assert!(
+            root.legal_moves().is_empty(),
+            "bestmove 0000 with legal moves: {last}"
+        );
+    } else {
         let after = play_uci(root, &best).unwrap_or_else(|| panic!("illegal bestmove: {last}"));
         if words.get(2) == Some(&"ponder") {
             play_uci(&after, words[3]).unwrap_or_else(|| panic!("illegal ponder move: {last}"));
@@ -252,4 +259,43 @@ pub fn last_score(lines: &[String]) -> String {
         .take(2)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The CPU time, in clock ticks, each thread of process `pid` has used so
+/// far, by thread id (Linux: `/proc/PID/task/TID/stat`, user plus system).
+/// What a thread did, unlike a wall clock, does not depend on how busy the
+/// machine is.
+#[cfg(target_os = "linux")]
+pub fn thread_cpu_ticks(pid: u32) -> std::collections::BTreeMap<u32, u64> {
+    let mut ticks = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return ticks;
+    };
+    for task in tasks.flatten() {
+        let tid = task.file_name().to_str().and_then(|t| t.parse().ok());
+        let used = cpu_ticks_of(&task.path().join("stat"));
+        if let (Some(tid), Some(used)) = (tid, used) {
+            ticks.insert(tid, used);
+        }
+    }
+    ticks
+}
+
+/// The CPU time, in clock ticks, process `pid` has used so far, threads
+/// that have ended included (Linux); 0 once it is gone.
+#[cfg(target_os = "linux")]
+pub fn process_cpu_ticks(pid: u32) -> u64 {
+    cpu_ticks_of(std::path::Path::new(&format!("/proc/{pid}/stat"))).unwrap_or(0)
+}
+
+/// User plus system time of a `/proc` `stat` file.
+#[cfg(target_os = "linux")]
+fn cpu_ticks_of(stat: &std::path::Path) -> Option<u64> {
+    let stat = std::fs::read_to_string(stat).ok()?;
+    // The fields after the command name, which is in parentheses: the
+    // state is field 3, utime and stime fields 14 and 15.
+    let (_, rest) = stat.rsplit_once(')')?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<u64>().ok());
+    Some(field(14)? + field(15)?)
 }

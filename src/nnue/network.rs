@@ -41,7 +41,11 @@ pub const MAX_OUTPUT_WEIGHT: u16 = 512;
 /// Why a network file was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NetworkError {
-    Truncated { expected: usize, found: usize },
+    /// Shorter or longer than its header says.
+    Size {
+        expected: usize,
+        found: usize,
+    },
     NotANetwork,
     Version(u32),
     Architecture(String),
@@ -51,10 +55,15 @@ pub enum NetworkError {
 impl std::fmt::Display for NetworkError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NetworkError::Truncated { expected, found } => {
+            NetworkError::Size { expected, found } => {
+                let what = if found < expected {
+                    "truncated"
+                } else {
+                    "too long"
+                };
                 write!(
                     f,
-                    "truncated: {found} bytes, the architecture needs {expected}"
+                    "{what}: {found} bytes, the architecture needs {expected}"
                 )
             }
             NetworkError::NotANetwork => write!(f, "not a Kiraly network (bad magic)"),
@@ -140,7 +149,7 @@ impl Network {
             if bytes.len() >= 8 && &bytes[..8] != MAGIC {
                 return Err(NetworkError::NotANetwork);
             }
-            return Err(NetworkError::Truncated {
+            return Err(NetworkError::Size {
                 expected: file_bytes(1, 1),
                 found: bytes.len(),
             });
@@ -152,7 +161,7 @@ impl Network {
         let (header, outputs) = match version {
             VERSION if bytes.len() >= HEADER_BYTES => (HEADER_BYTES, read_u32(bytes, 68) as usize),
             VERSION => {
-                return Err(NetworkError::Truncated {
+                return Err(NetworkError::Size {
                     expected: file_bytes(1, 1),
                     found: bytes.len(),
                 })
@@ -193,7 +202,7 @@ impl Network {
         }
         let expected = header + param_bytes(buckets, outputs);
         if bytes.len() != expected {
-            return Err(NetworkError::Truncated {
+            return Err(NetworkError::Size {
                 expected,
                 found: bytes.len(),
             });
@@ -338,11 +347,11 @@ mod tests {
         let cut = &bytes[..bytes.len() - 10];
         assert!(matches!(
             Network::from_bytes(cut),
-            Err(NetworkError::Truncated { .. })
+            Err(NetworkError::Size { .. })
         ));
         assert!(matches!(
             Network::from_bytes(&bytes[..20]),
-            Err(NetworkError::Truncated { .. })
+            Err(NetworkError::Size { .. })
         ));
         let mut other = bytes.clone();
         other[16] = 32; // hidden width
@@ -451,7 +460,7 @@ mod tests {
         miscounted[68] = 7;
         assert!(matches!(
             Network::from_bytes(&miscounted),
-            Err(NetworkError::Truncated { .. })
+            Err(NetworkError::Size { .. })
         ));
         let mut too_many = bytes.clone();
         too_many[68] = 9;

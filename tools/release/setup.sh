@@ -26,11 +26,11 @@ WINDOWS_TARGET=x86_64-pc-windows-gnu
 missing=()
 command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
 command -v zip >/dev/null 2>&1 || missing+=(zip)
-# Debian's wine64 package installs the loader outside PATH; the `wine`
-# package adds the wrapper scripts, which the tests do not need.
+# The tests look for Wine on PATH: Debian's wine64 package installs the
+# loader outside it, and the `wine` package adds `wine` and `wine64` there.
 if [ "$want_wine" = 1 ] && ! command -v wine64 >/dev/null 2>&1 \
-    && [ ! -x /usr/lib/wine/wine64 ]; then
-    missing+=(wine64)
+    && ! command -v wine >/dev/null 2>&1; then
+    missing+=(wine wine64)
 fi
 
 has_target() {

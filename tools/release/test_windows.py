@@ -3,9 +3,10 @@
     python3 tools/release/test_windows.py PATH/TO/kiraly.exe
 
 `make test-release` builds the portable Windows binary and runs this. It
-finds Wine as $WINE when set, else as `wine64` on PATH, Debian's
-/usr/lib/wine/wine64 or `wine` on PATH; without any it prints SKIPPED and
-why, and exits 0. The Wine
+finds Wine as $WINE when set, else as `wine64` or `wine` on PATH; without
+any it prints SKIPPED and why, and exits 0, except in CI (the environment
+variable CI set, as CI services set it, and not `0` or `false`), where a
+test that cannot run fails (exit 1). The Wine
 prefix lives in target/wineprefix (its first creation takes 20-40 s).
 
 The checks, each with Windows line endings (`\\r\\n`) as Windows GUIs send:
@@ -56,11 +57,16 @@ def find_wine():
         # Set, it is the only choice: WINE=none runs nothing (and says so).
         candidates = [os.environ["WINE"]]
     else:
-        candidates = [shutil.which("wine64"), "/usr/lib/wine/wine64", shutil.which("wine")]
+        candidates = [shutil.which("wine64"), shutil.which("wine")]
     for c in candidates:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
     return None
+
+
+def in_ci():
+    """Whether this runs in CI, where a skipped test must fail."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def wine_env():
@@ -299,8 +305,12 @@ def main():
         return 1
     WINE = find_wine()
     if WINE is None:
-        print("test-release: SKIPPED: Wine not found (Debian: apt-get install wine64, "
-              "or tools/release/setup.sh --wine); the Windows binary was built but not run")
+        why = ("Wine not found on PATH (Debian: apt-get install wine wine64, "
+               "or tools/release/setup.sh --wine); the Windows binary was built but not run")
+        if in_ci():
+            print(f"test-release: FAILED: {why}; CI is set, so a skip is a failure")
+            return 1
+        print(f"test-release: SKIPPED: {why}")
         return 0
     # The first start creates the Wine prefix (tens of seconds); done here
     # so that no timed check pays for it.

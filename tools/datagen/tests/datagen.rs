@@ -108,7 +108,16 @@ fn self_play_writes_whole_legal_games_and_resumes() {
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
     assert!(report.contains("games      4"), "{report}");
-    assert!(report.contains("results    White wins"), "{report}");
+    let count = |r: kiraly::game::GameResult| resumed.iter().filter(|g| g.result == r).count();
+    let results = format!(
+        "results    White wins {} ",
+        count(kiraly::game::GameResult::WhiteWins)
+    );
+    let draws = format!("draws {} ", count(kiraly::game::GameResult::Draw));
+    let black = format!("Black wins {} ", count(kiraly::game::GameResult::BlackWins));
+    for counted in [results, draws, black] {
+        assert!(report.contains(&counted), "{counted} in {report}");
+    }
     std::fs::remove_file(&path).unwrap();
 }
 
@@ -325,4 +334,104 @@ fn chess960_games_round_trip_with_their_castling() {
     for p in [path, a, b] {
         let _ = std::fs::remove_file(p);
     }
+}
+
+/// Results by colour: games from one-line books, where White or Black is
+/// two queens up (adjudicated once both sides' searches agree for
+/// `WIN_PLIES` plies) or mates at once (the rules end the game). Each game's
+/// record, its samples (side to move's view) and `stats` give the winner.
+#[test]
+fn wins_are_scored_for_the_side_that_wins() {
+    use datagen::play::WIN_PLIES;
+    use kiraly::game::GameResult;
+    let cases = [
+        // Two queens up, no mate within a few plies: adjudicated.
+        (
+            "4k3/pppppppp/8/8/8/8/1PPPPPPP/2QQK3 w - - 0 1",
+            GameResult::WhiteWins,
+            WIN_PLIES as usize,
+        ),
+        (
+            "2qqk3/1ppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1",
+            GameResult::BlackWins,
+            WIN_PLIES as usize,
+        ),
+        (
+            "2qqk3/1ppppppp/8/8/8/8/PPPPPPPP/4K3 b - - 0 1",
+            GameResult::BlackWins,
+            WIN_PLIES as usize,
+        ),
+        // Mate in one, by the side to move.
+        (
+            "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
+            GameResult::WhiteWins,
+            1,
+        ),
+        (
+            "r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1",
+            GameResult::BlackWins,
+            1,
+        ),
+    ];
+    let path = temp_path("colours.kdat");
+    for (i, (fen, _, _)) in cases.iter().enumerate() {
+        let book = temp_path(&format!("colours-{i}.epd"));
+        std::fs::write(&book, format!("{fen}\n")).unwrap();
+        let out = datagen(&[
+            "play",
+            "--games",
+            "1",
+            "--soft-nodes",
+            "300",
+            "--hard-nodes",
+            "3000",
+            "--threads",
+            "1",
+            "--hash",
+            "1",
+            "--random-plies",
+            "0",
+            "--opening-max-score",
+            "100000",
+            "--book",
+            book.to_str().unwrap(),
+            "--output",
+            path.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::remove_file(book).unwrap();
+    }
+    let games = read_games(&path);
+    assert_eq!(games.len(), cases.len());
+    for (game, (fen, result, plies)) in games.iter().zip(&cases) {
+        assert_eq!(game.result, *result, "{fen}");
+        assert_eq!(game.plies.len(), *plies, "{fen}");
+    }
+    // Every sample of a won game is a win for the winner, a loss for the
+    // other side.
+    let bytes = std::fs::read(&path).unwrap();
+    let mut samples = 0;
+    for_each_sample(&mut bytes.as_slice(), &Filter::none(), |s| {
+        let white = s.pos.turn() == shakmaty::Color::White;
+        let expected = match s.result {
+            GameResult::WhiteWins => white,
+            GameResult::BlackWins => !white,
+            GameResult::Draw => panic!("a drawn game"),
+        };
+        assert_eq!(s.stm_result(), if expected { 1.0 } else { 0.0 });
+        samples += 1;
+    })
+    .unwrap();
+    assert_eq!(samples, 3 * WIN_PLIES as usize + 2);
+    let out = datagen(&["stats", path.to_str().unwrap()]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("results    White wins 2 (40.0%), draws 0 (0.0%), Black wins 3 (60.0%)"),
+        "{report}"
+    );
+    std::fs::remove_file(&path).unwrap();
 }

@@ -398,7 +398,21 @@ fn binary_round_trip_and_short_run() {
     assert!(stderr.contains("epoch    2 | loss"), "{stderr}");
     assert!(stderr.contains("(40 held out)"), "{stderr}");
     assert!(stderr.contains("validation loss before"), "{stderr}");
-    assert!(stderr.contains("loss before"), "{stderr}");
+    // The training loss fell: "loss before B, after A (rounded ...".
+    let figure = |label: &str| -> f64 {
+        let at = stderr
+            .find(label)
+            .unwrap_or_else(|| panic!("no '{label}': {stderr}"));
+        let text = &stderr[at + label.len()..];
+        let end = text
+            .find(|c: char| c != '.' && !c.is_ascii_digit())
+            .unwrap_or(text.len());
+        text[..end]
+            .parse()
+            .unwrap_or_else(|_| panic!("'{label}' figure: {stderr}"))
+    };
+    let (before, after) = (figure("\nloss before "), figure(", after "));
+    assert!(after < before, "loss {before} -> {after}: {stderr}");
     let tuned = ParamsFile::parse(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let original = ParamsFile::parse(&params_text()).unwrap();
     assert_eq!(tuned.entries.len(), original.entries.len());

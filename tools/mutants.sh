@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# Recorded mutants: deliberate small breaks of the code, each with the test
+# command that must catch it (docs/testing.md, "Mutants"). Each is applied in
+# a scratch copy of this working tree (its tracked and untracked, not ignored
+# files; this tree is never changed), its test is run there, and the table
+# says which tests caught their break. A mutant whose edit no longer applies
+# or whose code no longer builds counts as missed: it must be brought up to
+# date. Slow (every mutant rebuilds what it touches) and not part of
+# `make test` or CI.
+#
+#   tools/mutants.sh            every mutant
+#   tools/mutants.sh NAME...    the named ones
+#   tools/mutants.sh --list     names, files and tests
+#
+# MUTANTS_TARGET: the cargo target folder of the scratch builds, kept between
+# runs so each mutant rebuilds only what it changed (default
+# target/mutants). MUTANTS_TIMEOUT: seconds one test command may run before
+# it counts as caught by a hang (default 900).
+set -u
+
+repo=$(git rev-parse --show-toplevel) || exit 2
+cd "$repo" || exit 2
+target=${MUTANTS_TARGET:-$repo/target/mutants}
+timeout_s=${MUTANTS_TIMEOUT:-900}
+tree=${TMPDIR:-/tmp}/kiraly-mutants-$(id -u)
+
+# The Python tests run in this tree's virtual environment (`make venv`).
+py=$repo/.venv/bin/python
+
+names=() files=() edits=() tests=()
+# mutant NAME FILE SED-SCRIPT TEST-COMMAND: the sed script must change FILE
+# (a mutant that no longer applies is reported, not silently passed).
+mutant() {
+    names+=("$1") files+=("$2") edits+=("$3") tests+=("$4")
+}
+
+# --- the trainer's gradient (tools/trainer/tests/trainer.rs) ---------------
+grad='cargo test --release -p trainer --test trainer gradient_matches_finite_differences'
+mutant trainer-feature-grad-zero tools/trainer/src/model.rs \
+    's/\*c += d;/*c += 0.0 * d;/' "$grad"
+mutant trainer-feature-grad-halved tools/trainer/src/model.rs \
+    's/\*c += d;/*c += 0.5 * d;/' "$grad"
+mutant trainer-feature-grad-flipped tools/trainer/src/model.rs \
+    's/\*c += d;/*c -= d;/' "$grad"
+mutant trainer-feature-bias-grad-zero tools/trainer/src/model.rs \
+    's/grad\[shape.feature_bias + j\] += g_us\[j\] + g_them\[j\];/grad[shape.feature_bias + j] += 0.0;/' "$grad"
+mutant trainer-screlu-slope-halved tools/trainer/src/model.rs \
+    's/g_out \* w\[j\] \* 2.0 \* x/g_out * w[j] * x/' "$grad"
+
+# --- bestmove 0000 only without a legal move (engine-tests/common/mod.rs) --
+mutant panic-fallback-null-move src/threadpool.rs \
+    's/(job.root.pos.legal_moves().first().copied(), None)/(None, None)/' \
+    'cargo test --release --test reliability a_panicking_search_thread'
+
+# --- datagen's results by colour (tools/datagen/tests/datagen.rs) ----------
+colours='cargo test --release -p datagen --test datagen wins_are_scored_for_the_side_that_wins'
+mutant datagen-adjudication-swapped tools/datagen/src/play.rs \
+    's/break if win_streak > 0 {/break if win_streak < 0 {/' "$colours"
+mutant datagen-black-score-unsigned tools/datagen/src/play.rs \
+    's/Color::Black => -found.score,/Color::Black => found.score,/' "$colours"
+mutant game-over-mate-swapped src/openings.rs \
+    's/return Some(GameResult::win_for(winner));/return Some(GameResult::win_for(!winner));/' "$colours"
+mutant datagen-stats-results-swapped tools/datagen/src/stats.rs \
+    's/GameResult::WhiteWins => 0,/GameResult::WhiteWins => 2,/; s/GameResult::BlackWins => 2,/GameResult::BlackWins => 0,/' \
+    'cargo test --release -p datagen --test datagen self_play_writes_whole_legal_games_and_resumes'
+
+# --- the trainer binary (tools/trainer/tests/binary.rs) --------------------
+binary='cargo test --release -p trainer --test binary'
+mutant trainer-init-ignored tools/trainer/src/main.rs \
+    's/Some(path) => initial_params(path, shape)?,/Some(_) => Params::random(shape, cli.seed),/' "$binary"
+mutant trainer-init-kind-swapped tools/trainer/src/main.rs \
+    's/if bytes.starts_with(kiraly::nnue::network::MAGIC) {/if !bytes.starts_with(kiraly::nnue::network::MAGIC) {/' "$binary"
+mutant trainer-validation-halved tools/trainer/src/main.rs \
+    's/let held = (positions.len() as f64 \* cli.validation) as usize;/let held = (positions.len() as f64 * cli.validation \/ 2.0) as usize;/' "$binary"
+mutant trainer-final-net-untrained tools/trainer/src/main.rs \
+    's/let net = params.quantise();/let net = Params::random(shape, cli.seed).quantise();/' "$binary"
+mutant trainer-checkpoint-not-written tools/trainer/src/train.rs \
+    's/std::fs::write(&raw, params.to_bytes())/std::fs::write(\&raw, [0u8; 4])/' "$binary"
+
+# --- genfens on a book (engine-tests/genfens.rs) ---------------------------
+book='cargo test --release --test genfens openings_from_a_book'
+mutant genfens-book-plies-default src/openings.rs 's/book_plies: 2,/book_plies: 1,/' "$book"
+mutant genfens-book-plies-ignored src/openings.rs \
+    's/Some(_) => self.config.book_plies,/Some(_) => 2,/' "$book"
+mutant genfens-first-book-line-only src/openings.rs \
+    's/let start = &starts\[rng.below(starts.len())\];/let start = \&starts[rng.below(starts.len()) * 0];/' "$book"
+
+# --- net-file refusals (engine-tests/nnue.rs) ------------------------------
+mutant net-output-weight-bound-loose src/nnue/network.rs \
+    's/.any(|w| w.unsigned_abs() > MAX_OUTPUT_WEIGHT)/.any(|w| w.unsigned_abs() > MAX_OUTPUT_WEIGHT + 1)/' \
+    'cargo test --release --test nnue output_weights_beyond_the_bound_are_refused'
+mutant net-output-weight-bound-tight src/nnue/network.rs \
+    's/.any(|w| w.unsigned_abs() > MAX_OUTPUT_WEIGHT)/.any(|w| w.unsigned_abs() >= MAX_OUTPUT_WEIGHT)/' \
+    'cargo test --release --test nnue output_weights_beyond_the_bound_are_refused'
+mutant net-too-long-called-truncated src/nnue/network.rs 's/"too long"/"truncated"/' \
+    'cargo test --release --test nnue eval_file_loads_or_keeps_the_current_net'
+mutant net-hash-unchecked src/nnue/network.rs \
+    's/if fnv1a(params) != hash {/if false \&\& fnv1a(params) != hash {/' \
+    'cargo test --release --test nnue eval_file_loads_or_keeps_the_current_net'
+
+# --- the net's evaluation around its raw output (engine-tests/nnue_eval.rs) -
+nnue_eval='cargo test --release --test nnue_eval'
+mutant nnue-dead-material-scored src/eval/mod.rs \
+    '/let dead = (pos.board().pawns()/,/return 0;/s/if dead {/if false \&\& dead {/' "$nnue_eval"
+mutant nnue-no-clamp src/eval/mod.rs \
+    's/-crate::score::TB_WIN_BOUND + 1,/i32::MIN + 1,/; s/crate::score::TB_WIN_BOUND - 1,$/i32::MAX,/' "$nnue_eval"
+mutant nnue-fade-one-ply-early src/eval/mod.rs \
+    's/raw \* halfmove_factor(pos.halfmoves()) \/ (100 - HALFMOVE_FREE)/raw * halfmove_factor(pos.halfmoves() + 1) \/ (100 - HALFMOVE_FREE)/' \
+    "$nnue_eval"
+mutant nnue-no-fade src/eval/mod.rs \
+    's/raw \* halfmove_factor(pos.halfmoves()) \/ (100 - HALFMOVE_FREE)/raw/' "$nnue_eval"
+
+# --- extra threads work (engine-tests/threads.rs, cli_tools.rs) ------------
+mutant helpers-idle src/threadpool.rs \
+    's/let result = guarded_think(&mut searcher, &job);/let result: Option<SearchResult> = None;/' \
+    'cargo test --release --test threads a_second_thread_searches_and_its_nodes_count'
+mutant helper-nodes-uncounted src/search.rs \
+    's/\.fetch_add(self.counts.unflushed, Ordering::Relaxed);/.fetch_add(if self.thread_id == 0 { self.counts.unflushed } else { 0 }, Ordering::Relaxed);/' \
+    'cargo test --release --test threads a_second_thread_searches_and_its_nodes_count'
+mutant speedtest-one-thread src/main.rs 's/bench::run_timed(threads, ms)/bench::run_timed(1, ms)/' \
+    'cargo test --release --test cli_tools speedtest_arguments_take_effect'
+mutant speedtest-ms-ignored src/main.rs 's/bench::run_timed(threads, ms)/bench::run_timed(threads, 1)/' \
+    'cargo test --release --test cli_tools speedtest_arguments_take_effect'
+
+# --- the Windows test's skip (tools/test_release_skip.py) -------------------
+mutant release-skip-passes-in-ci tools/release/test_windows.py 's/        if in_ci():/        if False:/' \
+    "$py -m unittest tools/test_release_skip.py"
+mutant release-wine-not-looked-for tools/release/test_windows.py \
+    's/candidates = \[shutil.which("wine64"), shutil.which("wine")\]/candidates = [shutil.which("wine64")]/' \
+    "$py -m unittest tools/test_release_skip.py"
+
+# --- limits and printed values checked exactly (uci_protocol, uci_features, nnue_eval)
+mutant node-limit-halved src/search.rs \
+    's/self.counts.node_limit = ctx.limits.nodes.unwrap_or(u64::MAX);/self.counts.node_limit = ctx.limits.nodes.map(|n| n \/ 2).unwrap_or(u64::MAX);/' \
+    'cargo test --release --test uci_protocol go_limits_are_kept'
+mutant key-en-passant-always src/board.rs \
+    's/pos.zobrist_hash(EnPassantMode::Legal)/pos.zobrist_hash(EnPassantMode::Always)/' \
+    'cargo test --release --test uci_features d_prints_the_board_fen_and_key'
+mutant eval-nnue-line-side-to-move src/eval/trace.rs \
+    '/let white = |p: &Chess| {/,/};/s/            -stm/            stm/' \
+    'cargo test --release --test nnue_eval the_eval_command_prints_the_evaluations_themselves'
+
+# --- assertions that could not fail, made to (finding 14) -----------------
+mutant name-without-version src/build_info.rs \
+    '/pub const NAME/,/);/s/env!("CARGO_PKG_VERSION"),/"0.0.0",/' \
+    'cargo test --release --test uci_protocol uci_handshake_declares_conventional_options'
+mutant eval-in-use-ignores-setting src/eval/trace.rs \
+    's/if crate::nnue::for_search(limited_strength).is_some() {/if crate::nnue::current().is_some() {/' \
+    'cargo test --release --test nnue use_nnue_switches_the_evaluation_the_search_uses'
+mutant tuner-reports-no-progress tools/tuner/src/main.rs \
+    's/"loss before {before:.7}, after {after:.7}/"loss before {before:.7}, after {before:.7}/' \
+    'cargo test --release -p tuner --test tuner binary_round_trip_and_short_run'
+mutant suite-any-points-solve tools/suite.py \
+    's/ok = ok and got == best/ok = ok and got > 0/' \
+    "$py -m unittest tools.test_match.TestSuiteLogic"
+mutant import-graph-counts-test-code tools/import_graph.py \
+    's/if tokens\[i:i + 7\] == \["#", "\[", "cfg", "(", "test", ")", "\]"\]:/if False:/' \
+    "$py -m unittest tools/test_import_graph.py"
+mutant import-graph-sees-no-cycle tools/import_graph.py \
+    's/return stack\[stack.index(n):\] + \[n\]/return None/' \
+    "$py -m unittest tools/test_import_graph.py"
+
+# --- timing measured by the engine's own clock or CPU time (finding 9) ------
+mutant movetime-overhead-ignored src/time.rs \
+    's/        .saturating_sub(overhead_ms)/        .saturating_sub(overhead_ms.min(10))/' \
+    'cargo test --release --test uci_protocol options_take_effect_and_bad_values_keep_the_old_one'
+mutant hash-zeroed-up-front src/tt.rs \
+    's/    let base = unsafe { alloc_zeroed(layout) };/    let base = std::hint::black_box(unsafe { alloc_zeroed(layout) }); if !base.is_null() { unsafe { std::ptr::write_bytes(base, 0, size) } }/' \
+    'cargo test --release --test uci_protocol large_hash_is_ready_at_once'
+mutant strength-budget-ignored src/search.rs \
+    's/self.counts.node_limit = self.counts.node_limit.min(limit.nodes);/let _ = limit.nodes;/' \
+    'cargo test --release --test uci_features limited_strength_plays_fast_legal_and_varied_moves'
+
+# --- the checked profile and the tuning build (make test-checked) ----------
+# An overflow that the release profile wraps silently (same values) and the
+# checked profile's overflow checks catch: the release test passes it.
+mutant rng-overflow-unchecked src/openings.rs \
+    's/z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);/z = (z ^ (z >> 30)) * 0xBF58_476D_1CE4_E5B9;/' \
+    'cargo test --profile checked -p kiraly --lib openings'
+mutant tune-parameter-not-set src/parameters.rs \
+    's/values::VALUES\[i\].store(value, std::sync::atomic::Ordering::Relaxed);/let _ = (i, value);/' \
+    'cargo test --profile checked -p kiraly --features tune --test tune'
+
+if [ "${1:-}" = --list ]; then
+    for i in "${!names[@]}"; do
+        printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
+    done
+    exit 0
+fi
+
+selected=()
+if [ $# -eq 0 ]; then
+    selected=("${!names[@]}")
+else
+    for want in "$@"; do
+        found=
+        for i in "${!names[@]}"; do
+            [ "${names[$i]}" = "$want" ] && selected+=("$i") && found=1
+        done
+        [ -n "$found" ] || { echo "no mutant named $want (--list names them)" >&2; exit 2; }
+    done
+fi
+
+mkdir -p "$target" || exit 2
+# One run at a time: they share the scratch tree.
+exec 9>"$target/.lock"
+flock -n 9 || { echo "another tools/mutants.sh run holds $target/.lock" >&2; exit 2; }
+rm -rf "$tree"
+mkdir -p "$tree" || exit 2
+trap 'rm -rf "$tree"' EXIT
+git ls-files -z --cached --others --exclude-standard |
+    tar --null --files-from=- --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$tree" || exit 2
+
+row() { rows+=("$(printf '%-34s %-8s %s' "$1" "$2" "$3")"); }
+rows=() missed=0
+for i in "${selected[@]}"; do
+    name=${names[$i]} file=$tree/${files[$i]}
+    log=$target/$name.log
+    if [ ! -f "$file" ]; then
+        row "$name" STALE "no file ${files[$i]}"
+        missed=$((missed + 1))
+        continue
+    fi
+    cp "$file" "$file.orig"
+    sed -i -e "${edits[$i]}" "$file"
+    if cmp -s "$file" "$file.orig"; then
+        row "$name" STALE "the edit no longer changes ${files[$i]}"
+        missed=$((missed + 1))
+    else
+        echo "== $name: ${tests[$i]} (log: $log)" >&2
+        (cd "$tree" && CARGO_TARGET_DIR=$target timeout "$timeout_s" bash -c "${tests[$i]}") >"$log" 2>&1
+        rc=$?
+        if grep -q '^error\[E[0-9]*\]\|^error: could not compile' "$log"; then
+            row "$name" NOBUILD "${tests[$i]}"
+            missed=$((missed + 1))
+        elif [ $rc -ne 0 ]; then
+            row "$name" caught "${tests[$i]}"
+        else
+            row "$name" MISSED "${tests[$i]}"
+            missed=$((missed + 1))
+        fi
+    fi
+    mv "$file.orig" "$file"
+done
+
+printf '%-34s %-8s %s\n' mutant result test
+printf '%s\n' "${rows[@]}"
+echo "$((${#selected[@]} - missed)) of ${#selected[@]} caught (logs in $target)"
+[ $missed -eq 0 ]
