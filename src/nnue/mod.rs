@@ -16,7 +16,7 @@
 //! * `accumulator`: the per-side accumulators, refreshed or updated by a
 //!   move's changes;
 //! * `simd`: the output layer's dot product, one version per instruction
-//!   set (AVX2, SSE2, plain Rust).
+//!   set (AVX2, SSE2, NEON, plain Rust).
 
 pub mod accumulator;
 pub mod features;
