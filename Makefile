@@ -1,8 +1,9 @@
 # Kiraly build. `make` builds ./kiraly; `make EXE=path` builds it there
 # (the OpenBench convention); `make test` runs every test.
 # `make release` builds the downloadable archives into dist/ (Linux and
-# Windows, portable and AVX2); `make test-release` runs the Windows binary
-# under Wine. `make release-setup` installs what both need (Debian, rustup).
+# Windows, portable and AVX2, and Linux ARM64); `make test-release` runs the
+# Windows binary under Wine and the ARM64 one under qemu. `make
+# release-setup` installs what both need (Debian, rustup).
 
 EXE ?= kiraly
 CARGO ?= cargo
@@ -78,8 +79,9 @@ $(VENV)/installed: requirements.txt
 
 venv: $(VENV)/installed
 
-# The archives: kiraly-VERSION-{linux,windows}-{x86-64,x86-64-v3}, each with
-# the binary, README.md, LICENSE and WHICH-BINARY.txt.
+# The archives: kiraly-VERSION-{linux,windows}-{x86-64,x86-64-v3} and
+# kiraly-VERSION-linux-aarch64, each with the binary, README.md, LICENSE and
+# WHICH-BINARY.txt.
 DIST ?= dist
 release: release-setup
 	tools/release/build.sh --dist "$(DIST)"
@@ -103,6 +105,15 @@ test-release: $(VENV)/installed
 		*) echo "test-release: FAILED: the Windows build tools could not be installed (see above); CI is set, so a skip is a failure"; exit 1;; \
 		esac; \
 	fi
+
+# The Linux ARM64 binary under qemu-user (tools/release/test_arm64.sh): the
+# net's SIMD tests cross-compiled, bench and eval equal to the host
+# binary's, a UCI transcript and a short game. Unlike the Wine test it skips
+# nothing: a missing emulator or cross toolchain fails it.
+.PHONY: test-release-arm64
+test-release: test-release-arm64
+test-release-arm64: $(VENV)/installed
+	tools/release/test_arm64.sh "$(VENV_PYTHON)"
 
 bench: all
 	"$(abspath $(EXE))" bench

@@ -18,7 +18,7 @@
 //! * `stack`: the accumulators along the search's line, behind push a
 //!   move, push a null move and evaluate;
 //! * `simd`: the output layer's dot product, one version per instruction
-//!   set (AVX2, SSE2, plain Rust).
+//!   set (AVX2, SSE2, NEON, plain Rust).
 
 pub mod accumulator;
 pub mod features;

@@ -1,16 +1,19 @@
 //! The output layer's dot product, `sum of clamp(a, 0, QA)^2 * w`, in one
 //! version per instruction set: AVX2 where the build targets it (`make`
 //! builds for the building CPU), SSE2 on any other x86-64 (`make NATIVE=`,
-//! the portable release), plain Rust elsewhere. All three give the same
-//! exact integer, which the tests check.
+//! the portable release), NEON on ARM64 (part of every ARM64 CPU), plain
+//! Rust elsewhere. All give the same exact integer, which the tests check,
+//! so a net evaluates alike and `bench` counts the same nodes everywhere.
 //!
 //! The vector versions keep 16-bit products: the square (at most 255^2 =
 //! 65025) fits u16 but not i16, so it is split into `high * 128 + low`,
 //! both within i16, and each part is multiplied by the weight and summed
-//! in pairs into i32 lanes (`pmaddwd`), instead of 32-bit multiplications.
-//! |high * w| <= 508 * 512 and |low * w| <= 127 * 512, so a lane's sum of
-//! HIDDEN / 8 pairs stays far within i32 (output weights are checked at
-//! load against `MAX_OUTPUT_WEIGHT`).
+//! into i32 lanes (x86 `pmaddwd` sums pairs; NEON `smlal` widens and adds
+//! one product per lane, twice per step), instead of 32-bit
+//! multiplications. |high * w| <= 508 * 512 and |low * w| <= 127 * 512, and
+//! a lane sums at most HIDDEN / 4 such products (SSE2 and NEON; AVX2 half
+//! that), which stays far within i32 (output weights are checked at load
+//! against `MAX_OUTPUT_WEIGHT`).
 
 use super::{HIDDEN, QA};
 
@@ -32,14 +35,20 @@ pub fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
         // SAFETY: SSE2 is part of every x86-64 CPU.
         unsafe { sse2::screlu_dot(acc, weights) }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: NEON is part of every ARM64 CPU (and of Rust's aarch64
+        // targets' baseline).
+        unsafe { neon::screlu_dot(acc, weights) }
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         scalar_screlu_dot(acc, weights)
     }
 }
 
 /// The reference: one i64 product per value.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), allow(dead_code))]
 pub fn scalar_screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
     acc.iter()
         .zip(weights.iter())
@@ -129,6 +138,42 @@ mod sse2 {
     }
 }
 
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use super::{HIDDEN, QA};
+    use std::arch::aarch64::*;
+
+    /// # Safety
+    /// The CPU must have NEON, as every ARM64 CPU does.
+    #[target_feature(enable = "neon")]
+    #[inline]
+    pub unsafe fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
+        let zero = vdupq_n_s16(0);
+        let qa = vdupq_n_s16(QA as i16);
+        let low_bits = vdupq_n_s16(127);
+        let mut high = vdupq_n_s32(0);
+        let mut low = vdupq_n_s32(0);
+        for i in (0..HIDDEN).step_by(8) {
+            // In bounds: i + 8 <= HIDDEN.
+            let a = vld1q_s16(acc.as_ptr().add(i));
+            let w = vld1q_s16(weights.as_ptr().add(i));
+            let x = vminq_s16(vmaxq_s16(a, zero), qa);
+            // The low 16 bits of x * x: the whole square, read unsigned.
+            let square = vmulq_s16(x, x);
+            let square_high =
+                vreinterpretq_s16_u16(vshrq_n_u16::<7>(vreinterpretq_u16_s16(square)));
+            let square_low = vandq_s16(square, low_bits);
+            // Lanes 0-3 and 4-7 of each part, widened to i32 and added.
+            high = vmlal_s16(high, vget_low_s16(square_high), vget_low_s16(w));
+            high = vmlal_high_s16(high, square_high, w);
+            low = vmlal_s16(low, vget_low_s16(square_low), vget_low_s16(w));
+            low = vmlal_high_s16(low, square_low, w);
+        }
+        // Each lane's i32 widened to i64 and summed across lanes.
+        vaddlvq_s32(high) * 128 + vaddlvq_s32(low)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,5 +238,15 @@ mod tests {
             }
         }
         assert!(has_avx2 || !cfg!(target_feature = "avx2"));
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn neon_equals_the_reference() {
+        for (acc, weights) in cases() {
+            // SAFETY: NEON is part of every ARM64 CPU.
+            let neon = unsafe { neon::screlu_dot(&acc, &weights) };
+            assert_eq!(neon, scalar_screlu_dot(&acc, &weights));
+        }
     }
 }

@@ -2,19 +2,22 @@
 # Builds Kiraly's release binaries and packs them into versioned archives.
 # `make release` runs it; tools/release/setup.sh installs what it needs.
 #
-#   tools/release/build.sh [--dist DIR] [--levels "x86-64 x86-64-v3"]
+#   tools/release/build.sh [--dist DIR] [--levels "x86-64 x86-64-v3 aarch64"]
 #                          [--os "linux windows"] [--binaries-only]
 #
-# Levels are x86-64 microarchitecture levels, passed as -C target-cpu: the
-# portable `x86-64` runs on every 64-bit x86 CPU, `x86-64-v3` needs AVX2,
-# BMI2 and FMA (Intel Haswell, AMD Excavator and later). Each level builds in
-# its own target directory, target/release-LEVEL/TRIPLE/release/, so that
-# switching levels never rebuilds another level's binaries.
+# The x86-64 levels are microarchitecture levels, passed as -C target-cpu:
+# the portable `x86-64` runs on every 64-bit x86 CPU, `x86-64-v3` needs
+# AVX2, BMI2 and FMA (Intel Haswell, AMD Excavator and later); they build
+# for every system asked for. `aarch64` is 64-bit ARM, Linux only, for the
+# ARMv8-A baseline (NEON included) that every 64-bit ARM CPU runs. Each
+# level builds in its own target directory, target/release-LEVEL/TRIPLE/
+# release/, so that switching levels never rebuilds another level's
+# binaries.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 DIST=dist
-LEVELS="x86-64 x86-64-v3"
+LEVELS="x86-64 x86-64-v3 aarch64"
 SYSTEMS="linux windows"
 BINARIES_ONLY=0
 while [ $# -gt 0 ]; do
@@ -30,13 +33,18 @@ done
 VERSION=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 [ -n "$VERSION" ] || { echo "build.sh: no version in Cargo.toml" >&2; exit 1; }
 
+# The target triple of a system and level.
 triple_of() {
-    case "$1" in
-        linux) echo x86_64-unknown-linux-gnu ;;
-        windows) echo x86_64-pc-windows-gnu ;;
+    case "$1-$2" in
+        linux-aarch64) echo aarch64-unknown-linux-gnu ;;
+        linux-*) echo x86_64-unknown-linux-gnu ;;
+        windows-*) echo x86_64-pc-windows-gnu ;;
         *) echo "build.sh: unknown system '$1' (linux, windows)" >&2; exit 2 ;;
     esac
 }
+
+# Whether a level is built for a system: there is no Windows ARM64 build.
+builds_for() { [ "$2" != aarch64 ] || [ "$1" = linux ]; }
 
 os_title() { [ "$1" = windows ] && echo Windows || echo Linux; }
 
@@ -44,7 +52,7 @@ exe_suffix() { [ "$1" = windows ] && echo .exe || true; }
 
 # Where the binary of a system and level lands.
 binary_path() {
-    echo "target/release-$2/$(triple_of "$1")/release/kiraly$(exe_suffix "$1")"
+    echo "target/release-$2/$(triple_of "$1" "$2")/release/kiraly$(exe_suffix "$1")"
 }
 
 # The build machine's home must not show in the binaries' panic messages.
@@ -52,19 +60,26 @@ CARGO_HOME_DIR=${CARGO_HOME:-$HOME/.cargo}
 
 for level in $LEVELS; do
     case "$level" in
-        x86-64|x86-64-v2|x86-64-v3|x86-64-v4) ;;
+        x86-64|x86-64-v2|x86-64-v3|x86-64-v4) cpu_flag="-C target-cpu=$level" ;;
+        # The target's own baseline: no -C target-cpu.
+        aarch64) cpu_flag="" ;;
         *) echo "build.sh: unknown level '$level'" >&2; exit 2 ;;
     esac
+    systems=()
     targets=()
     for os in $SYSTEMS; do
-        targets+=(--target "$(triple_of "$os")")
+        if builds_for "$os" "$level"; then
+            systems+=("$os")
+            targets+=(--target "$(triple_of "$os" "$level")")
+        fi
     done
-    echo "build.sh: building $level for $SYSTEMS"
+    [ "${#systems[@]}" -gt 0 ] || continue
+    echo "build.sh: building $level for ${systems[*]}"
     # One cargo run per level builds every system's binary side by side.
-    RUSTFLAGS="-C target-cpu=$level --remap-path-prefix=$CARGO_HOME_DIR=cargo --remap-path-prefix=$PWD=kiraly" \
+    RUSTFLAGS="$cpu_flag --remap-path-prefix=$CARGO_HOME_DIR=cargo --remap-path-prefix=$PWD=kiraly" \
         cargo build --release --locked --bin kiraly "${targets[@]}" \
         --target-dir "target/release-$level"
-    for os in $SYSTEMS; do
+    for os in "${systems[@]}"; do
         bin=$(binary_path "$os" "$level")
         # The id name compiled in must name the level asked for: a stale
         # build-script result would mislabel the download.
@@ -86,6 +101,7 @@ mkdir -p "$STAGING" "$DIST"
 DIST=$(cd "$DIST" && pwd)
 for os in $SYSTEMS; do
     for level in $LEVELS; do
+        builds_for "$os" "$level" || continue
         name="kiraly-$VERSION-$os-$level"
         dir="$STAGING/$name"
         mkdir -p "$dir"
