@@ -11,6 +11,7 @@
 #   tools/mutants.sh            every mutant
 #   tools/mutants.sh NAME...    the named ones
 #   tools/mutants.sh --list     names, files and tests
+#   tools/mutants.sh --check    every edit still applies (quick; make test runs it)
 #
 # MUTANTS_TARGET: the cargo target folder of the scratch builds, kept between
 # runs so each mutant rebuilds only what it changed (default
@@ -58,7 +59,7 @@ mutant datagen-adjudication-swapped tools/datagen/src/play.rs \
     's/break if win_streak > 0 {/break if win_streak < 0 {/' "$colours"
 mutant datagen-black-score-unsigned tools/datagen/src/play.rs \
     's/Color::Black => -found.score,/Color::Black => found.score,/' "$colours"
-mutant game-over-mate-swapped src/openings.rs \
+mutant game-over-mate-swapped src/game.rs \
     's/return Some(GameResult::win_for(winner));/return Some(GameResult::win_for(!winner));/' "$colours"
 mutant datagen-stats-results-swapped tools/datagen/src/stats.rs \
     's/GameResult::WhiteWins => 0,/GameResult::WhiteWins => 2,/; s/GameResult::BlackWins => 2,/GameResult::BlackWins => 0,/' \
@@ -100,21 +101,21 @@ mutant net-hash-unchecked src/nnue/network.rs \
 
 # --- the net's evaluation around its raw output (engine-tests/nnue_eval.rs) -
 nnue_eval='cargo test --release --test nnue_eval'
-mutant nnue-dead-material-scored src/eval/mod.rs \
-    '/let dead = (pos.board().pawns()/,/return 0;/s/if dead {/if false \&\& dead {/' "$nnue_eval"
-mutant nnue-no-clamp src/eval/mod.rs \
+mutant nnue-dead-material-scored src/eval/net.rs \
+    's/    if is_dead(pos) {/    if false \&\& is_dead(pos) {/' "$nnue_eval"
+mutant nnue-no-clamp src/eval/net.rs \
     's/-crate::score::TB_WIN_BOUND + 1,/i32::MIN + 1,/; s/crate::score::TB_WIN_BOUND - 1,$/i32::MAX,/' "$nnue_eval"
-mutant nnue-fade-one-ply-early src/eval/mod.rs \
+mutant nnue-fade-one-ply-early src/eval/net.rs \
     's/raw \* halfmove_factor(pos.halfmoves()) \/ (100 - HALFMOVE_FREE)/raw * halfmove_factor(pos.halfmoves() + 1) \/ (100 - HALFMOVE_FREE)/' \
     "$nnue_eval"
-mutant nnue-no-fade src/eval/mod.rs \
+mutant nnue-no-fade src/eval/net.rs \
     's/raw \* halfmove_factor(pos.halfmoves()) \/ (100 - HALFMOVE_FREE)/raw/' "$nnue_eval"
 
 # --- extra threads work (engine-tests/threads.rs, cli_tools.rs) ------------
 mutant helpers-idle src/threadpool.rs \
     's/let result = guarded_think(&mut searcher, &job);/let result: Option<SearchResult> = None;/' \
     'cargo test --release --test threads a_second_thread_searches_and_its_nodes_count'
-mutant helper-nodes-uncounted src/search.rs \
+mutant helper-nodes-uncounted src/search/mod.rs \
     's/\.fetch_add(self.counts.unflushed, Ordering::Relaxed);/.fetch_add(if self.thread_id == 0 { self.counts.unflushed } else { 0 }, Ordering::Relaxed);/' \
     'cargo test --release --test threads a_second_thread_searches_and_its_nodes_count'
 mutant speedtest-one-thread src/main.rs 's/bench::run_timed(threads, ms)/bench::run_timed(1, ms)/' \
@@ -130,7 +131,7 @@ mutant release-wine-not-looked-for tools/release/test_windows.py \
     "$py -m unittest tools/test_release_skip.py"
 
 # --- limits and printed values checked exactly (uci_protocol, uci_features, nnue_eval)
-mutant node-limit-halved src/search.rs \
+mutant node-limit-halved src/search/root.rs \
     's/self.counts.node_limit = ctx.limits.nodes.unwrap_or(u64::MAX);/self.counts.node_limit = ctx.limits.nodes.map(|n| n \/ 2).unwrap_or(u64::MAX);/' \
     'cargo test --release --test uci_protocol go_limits_are_kept'
 mutant key-en-passant-always src/board.rs \
@@ -144,8 +145,8 @@ mutant eval-nnue-line-side-to-move src/eval/trace.rs \
 mutant name-without-version src/build_info.rs \
     '/pub const NAME/,/);/s/env!("CARGO_PKG_VERSION"),/"0.0.0",/' \
     'cargo test --release --test uci_protocol uci_handshake_declares_conventional_options'
-mutant eval-in-use-ignores-setting src/eval/trace.rs \
-    's/if crate::nnue::for_search(limited_strength).is_some() {/if crate::nnue::current().is_some() {/' \
+mutant eval-in-use-ignores-setting src/engine.rs \
+    's/let in_use = self.search_net().is_some();/let in_use = self.net.is_some();/' \
     'cargo test --release --test nnue use_nnue_switches_the_evaluation_the_search_uses'
 mutant tuner-reports-no-progress tools/tuner/src/main.rs \
     's/"loss before {before:.7}, after {after:.7}/"loss before {before:.7}, after {before:.7}/' \
@@ -167,20 +168,44 @@ mutant movetime-overhead-ignored src/time.rs \
 mutant hash-zeroed-up-front src/tt.rs \
     's/    let base = unsafe { alloc_zeroed(layout) };/    let base = std::hint::black_box(unsafe { alloc_zeroed(layout) }); if !base.is_null() { unsafe { std::ptr::write_bytes(base, 0, size) } }/' \
     'cargo test --release --test uci_protocol large_hash_is_ready_at_once'
-mutant strength-budget-ignored src/search.rs \
+mutant strength-budget-ignored src/search/root.rs \
     's/self.counts.node_limit = self.counts.node_limit.min(limit.nodes);/let _ = limit.nodes;/' \
     'cargo test --release --test uci_features limited_strength_plays_fast_legal_and_varied_moves'
 
 # --- the checked profile and the tuning build (make test-checked) ----------
 # An overflow that the release profile wraps silently (same values) and the
 # checked profile's overflow checks catch: the release test passes it.
-mutant rng-overflow-unchecked src/openings.rs \
+mutant rng-overflow-unchecked src/rng.rs \
     's/z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);/z = (z ^ (z >> 30)) * 0xBF58_476D_1CE4_E5B9;/' \
-    'cargo test --profile checked -p kiraly --lib openings'
+    'cargo test --profile checked -p kiraly --lib rng'
 mutant tune-parameter-not-set src/parameters.rs \
     's/values::VALUES\[i\].store(value, std::sync::atomic::Ordering::Relaxed);/let _ = (i, value);/' \
     'cargo test --profile checked -p kiraly --features tune --test tune'
 
+# --- the generator service (tools/test_selfplay.py, datagen's Chess960) ----
+mutant match-never-holds-generator tools/match.py \
+    's/selfplay.hold("match", clocked and not args.no_pause_generator)/selfplay.hold("match", False and clocked)/' \
+    "$py -m unittest tools.test_selfplay.SelfPlayService.test_timed_work_holds_the_generator"
+mutant datagen-chess960-flag-dropped tools/datagen/src/format.rs \
+    's/out\[29\] = (VERSION << 4) | u8::from(chess960);/out[29] = VERSION << 4;/' \
+    'cargo test --release -p datagen --test datagen chess960_games_round_trip_with_their_castling'
+# --- the move played is the move shown (engine-tests/move_shown.rs) --------
+mutant played-line-not-shown src/threadpool.rs \
+    's/    show_played_line(searcher, &played, job, started_pondering);/    let _ = show_played_line;/' \
+    'cargo test --release --test move_shown the_move_played_is_the_move_shown'
+if [ "${1:-}" = --check ]; then
+    # Fast: every edit still applies to this tree (no build, no test).
+    stale=0
+    for i in "${!names[@]}"; do
+        if [ ! -f "${files[$i]}" ] || sed -e "${edits[$i]}" "${files[$i]}" | cmp -s - "${files[$i]}"; then
+            echo "STALE ${names[$i]}: the edit no longer changes ${files[$i]}"
+            stale=$((stale + 1))
+        fi
+    done
+    echo "mutants.sh --check: ${#names[@]} mutants, $stale stale"
+    [ "$stale" = 0 ]
+    exit
+fi
 if [ "${1:-}" = --list ]; then
     for i in "${!names[@]}"; do
         printf '%s\t%s\t%s\n' "${names[$i]}" "${files[$i]}" "${tests[$i]}"
