@@ -189,6 +189,9 @@ mutant match-never-holds-generator tools/match.py \
 mutant datagen-chess960-flag-dropped tools/datagen/src/format.rs \
     's/out\[29\] = (VERSION << 4) | u8::from(chess960);/out[29] = VERSION << 4;/' \
     'cargo test --release -p datagen --test datagen chess960_games_round_trip_with_their_castling'
+mutant selfplay-resume-build-unrecorded tools/selfplay.py \
+    's/    if (meta.get("resumed_with") or \[meta\])\[-1\].get("datagen") != os.path.basename(datagen):/    if False:/' \
+    "$py -m unittest tools.test_selfplay.SelfPlayService.test_service_lifecycle"
 # --- the move played is the move shown (engine-tests/move_shown.rs) --------
 mutant played-line-not-shown src/threadpool.rs \
     's/    show_played_line(searcher, &played, job, started_pondering);/    let _ = show_played_line;/' \

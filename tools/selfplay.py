@@ -18,8 +18,10 @@ records who made it (datagen binary and commit, net hash, settings, seed) and
 the CPU seconds spent on it. `start` resumes the newest file whose settings
 and net match the ones asked for (datagen cuts a game left half-written by a
 kill and continues after the whole games, with the same seed, so no game is
-repeated); otherwise it starts a new file. The datagen binary is copied into
-DATA_DIR/bin, so a rebuild of the tree never changes a running generator.
+repeated); otherwise it starts a new file. The datagen binary is built from
+this tree (unless --datagen names one) and copied into DATA_DIR/bin, so a
+rebuild of the tree never changes a running generator; the sidecar lists
+every build that wrote to the file.
 
 Pausing. Timed work (tools/match.py with a clock, `kiraly bench` and
 `speedtest`, `make bench`) holds the generator: it writes a hold file naming
@@ -333,7 +335,19 @@ def cmd_start(args) -> int:
         print(f"selfplay: already running (supervisor {supervisor_pid()}); "
               f"`{sys.argv[0]} status` tells more, `stop` ends it", file=sys.stderr)
         return 1
-    source = os.path.abspath(args.datagen or os.path.join(REPO, "target", "release", "datagen"))
+    if args.datagen:
+        source = os.path.abspath(args.datagen)
+    else:
+        # Built from this tree first: a binary left over from an older
+        # checkout would write what the older code wrote (it once wrote
+        # Chess960 games without their castling flag).
+        source = os.path.join(REPO, "target", "release", "datagen")
+        build = subprocess.run(["cargo", "build", "--release", "-p", "datagen"], cwd=REPO,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if build.returncode != 0:
+            print(f"selfplay: cargo build --release -p datagen failed:\n{build.stderr[-2000:]}",
+                  file=sys.stderr)
+            return 2
     if not os.access(source, os.X_OK):
         print(f"selfplay: no datagen binary at {source} (cargo build --release -p datagen)",
               file=sys.stderr)
@@ -373,6 +387,12 @@ def cmd_start(args) -> int:
     else:
         action = "resuming"
     meta = load_sidecar(data_file)
+    if (meta.get("resumed_with") or [meta])[-1].get("datagen") != os.path.basename(datagen):
+        # Which builds wrote the file, in order, for the ledger.
+        meta.setdefault("resumed_with", []).append({
+            "datagen": os.path.basename(datagen), "commit": _git_commit(),
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        save_sidecar(data_file, meta)
     command = [datagen, "play", "--output", data_file, "--net", args.net,
                "--soft-nodes", str(args.soft_nodes), "--hard-nodes", str(args.hard_nodes),
                "--random-plies", str(args.random_plies), "--chess960", str(args.chess960),
@@ -557,8 +577,10 @@ def cmd_status(args) -> int:
         counter = RecordCounter(data_file).update()
         s = meta.get("settings", {})
         print(f"  file       {data_file}")
-        print(f"  net        {s.get('net')} ({meta.get('net_spec')}), datagen {meta.get('datagen')}, "
-              f"commit {meta.get('commit')}")
+        # The build running now: the last that resumed the file, else its first.
+        build = (meta.get("resumed_with") or [meta])[-1]
+        print(f"  net        {s.get('net')} ({meta.get('net_spec')}), datagen {build.get('datagen')}, "
+              f"commit {build.get('commit')}")
         print(f"  settings   soft nodes {s.get('soft_nodes')}, hard nodes {s.get('hard_nodes')}, "
               f"Chess960 share {s.get('chess960')}, random plies {s.get('random_plies')}, seed {meta.get('seed')}")
         print(f"  so far     {counter.games} games, {counter.positions} positions, "
@@ -603,7 +625,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--book", help="EPD/FEN openings for the standard games")
     s.add_argument("--threads", type=int, help="games at once [default: every core]")
     s.add_argument("--seed", type=int, help="seed of a new file [default: random]")
-    s.add_argument("--datagen", help="datagen binary [default: target/release/datagen]")
+    s.add_argument("--datagen", help="datagen binary [default: target/release/datagen, "
+                                     "built from this tree first]")
     s.add_argument("--new-file", action="store_true", help="start a new file even if one matches")
     st = sub.add_parser("status", help="what the generator has made and how fast")
     st.add_argument("data_dir", nargs="?", help="also list this folder when not running")

@@ -10,6 +10,7 @@ which resumes after the whole games with the same seed); `stop` ends it and a
 new `start` resumes the same file; `kiraly bench` holds it too.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -125,8 +126,22 @@ class SelfPlayService(unittest.TestCase):
         self.assertIsNone(self.pid())
         self.assertIn("not running", self.sp("status").stdout)
         count = self.games()
-        out = self.start()
+        # Resumed by another build (the same code, one byte longer): the
+        # sidecar and status name the build that writes now.
+        other = os.path.join(self.tmp, "datagen-other")
+        shutil.copy2(self.datagen, other)
+        with open(other, "ab") as f:
+            f.write(b"\0")
+        out = self.sp("start", self.data, "--datagen", other, "--soft-nodes", "200",
+                      "--hard-nodes", "2000", "--threads", "1", "--seed", "3",
+                      "--chess960", "0.5")
         self.assertIn("resuming", out.stdout)
+        with open(self.data_file()[:-len(".kdat")] + ".json", encoding="utf-8") as f:
+            meta = json.load(f)
+        resumed = [r["datagen"] for r in meta.get("resumed_with", [])]
+        self.assertEqual(len(resumed), 1, meta)
+        self.assertNotEqual(resumed[0], meta["datagen"])
+        self.assertIn(f"datagen {resumed[0]},", self.sp("status").stdout)
         self.assertTrue(wait_for(lambda: self.games() > count), "the resumed run wrote nothing")
         self.sp("stop")
         self.assertEqual(len(read_records(self.data_file())), self.games())
