@@ -99,6 +99,17 @@ mutant net-hash-unchecked src/nnue/network.rs \
     's/if fnv1a(params) != hash {/if false \&\& fnv1a(params) != hash {/' \
     'cargo test --release --test nnue eval_file_loads_or_keeps_the_current_net'
 
+# --- the net's vector kernels equal plain Rust (src/nnue/simd/) ------------
+simd='cargo test --release -p kiraly --lib nnue::simd'
+mutant simd-scalar-removes-by-adding src/nnue/simd/scalar.rs \
+    's/v = v.wrapping_sub(r\[i\]);/v = v.wrapping_add(r[i]);/' "$simd"
+mutant simd-sse2-removes-by-adding src/nnue/simd/sse2.rs \
+    's/\*v = _mm_sub_epi16(\*v, w);/*v = _mm_add_epi16(*v, w);/' "$simd"
+mutant simd-avx2-last-register-unstored src/nnue/simd/avx2.rs \
+    's/for (k, v) in tile.iter().enumerate() {/for (k, v) in tile.iter().enumerate().take(TILE - 1) {/' "$simd"
+mutant simd-avx2-dot-unclamped src/nnue/simd/avx2.rs \
+    's/let x = _mm256_min_epi16(_mm256_max_epi16(a, zero), qa);/let x = _mm256_max_epi16(a, zero);/' "$simd"
+
 # --- the net's evaluation around its raw output (engine-tests/nnue_eval.rs) -
 nnue_eval='cargo test --release --test nnue_eval'
 mutant nnue-dead-material-scored src/eval/net.rs \

@@ -5,6 +5,7 @@
 use shakmaty::{Board, Chess, Color, Position};
 
 use super::features::{Delta, View};
+use super::simd::{self, Column};
 use super::{Network, HIDDEN};
 
 /// Both sides' accumulators (indexed by `Color as usize`: Black 0, White 1,
@@ -14,59 +15,6 @@ use super::{Network, HIDDEN};
 pub struct Accumulator {
     pub values: [[i16; HIDDEN]; 2],
     pub views: [View; 2],
-}
-
-#[inline]
-fn add(acc: &mut [i16; HIDDEN], column: &[i16; HIDDEN]) {
-    for (a, w) in acc.iter_mut().zip(column.iter()) {
-        *a = a.wrapping_add(*w);
-    }
-}
-
-type Column = [i16; HIDDEN];
-
-/// `out = from + added - removed`, column by column, in one pass over the
-/// values: the common shapes of a move (a quiet move, a capture, castling)
-/// each get a loop of their own, so the compiler vectorises each without
-/// a copy of `from` first.
-#[inline]
-fn apply(out: &mut Column, from: &Column, added: &[&Column], removed: &[&Column]) {
-    match (added, removed) {
-        ([a], [r]) => {
-            for i in 0..HIDDEN {
-                out[i] = from[i].wrapping_add(a[i]).wrapping_sub(r[i]);
-            }
-        }
-        ([a], [r, s]) => {
-            for i in 0..HIDDEN {
-                out[i] = from[i]
-                    .wrapping_add(a[i])
-                    .wrapping_sub(r[i])
-                    .wrapping_sub(s[i]);
-            }
-        }
-        ([a, b], [r, s]) => {
-            for i in 0..HIDDEN {
-                out[i] = from[i]
-                    .wrapping_add(a[i])
-                    .wrapping_add(b[i])
-                    .wrapping_sub(r[i])
-                    .wrapping_sub(s[i]);
-            }
-        }
-        _ => {
-            // No legal move has another shape; kept general all the same.
-            *out = *from;
-            for a in added {
-                add(out, a);
-            }
-            for r in removed {
-                for (o, w) in out.iter_mut().zip(r.iter()) {
-                    *o = o.wrapping_sub(*w);
-                }
-            }
-        }
-    }
 }
 
 impl Accumulator {
@@ -94,10 +42,22 @@ impl Accumulator {
     fn refresh_side(&mut self, net: &Network, board: &Board, color: Color) {
         let side = color as usize;
         let view = self.views[side];
-        let values = &mut self.values[side];
-        *values = net.feature_bias;
-        for (sq, piece) in board.iter() {
-            add(values, &net.feature_weights[view.index(piece, sq)]);
+        self.values[side] = net.feature_bias;
+        // The columns of up to 32 pieces (a legal position's most) at once;
+        // the array's rest only fills it and is never read.
+        let mut pieces = board.iter();
+        loop {
+            let mut columns: [&Column; 32] = [&net.feature_bias; 32];
+            let mut count = 0;
+            // Columns first: zip stops on them without taking a piece.
+            for (column, (sq, piece)) in columns.iter_mut().zip(pieces.by_ref()) {
+                *column = &net.feature_weights[view.index(piece, sq)];
+                count += 1;
+            }
+            simd::add_sub_in_place(&mut self.values[side], &columns[..count], &[]);
+            if count < columns.len() {
+                break;
+            }
         }
     }
 
@@ -156,7 +116,7 @@ impl Accumulator {
             };
             let (added, added_count) = columns(&delta.added);
             let (removed, removed_count) = columns(&delta.removed);
-            apply(
+            simd::add_sub(
                 &mut next.values[side],
                 &self.values[side],
                 &added[..added_count],

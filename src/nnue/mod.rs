@@ -17,7 +17,8 @@
 //!   move's changes;
 //! * `stack`: the accumulators along the search's line, behind push a
 //!   move, push a null move and evaluate;
-//! * `simd`: the output layer's dot product, one version per instruction
+//! * `simd`: the vector kernels (column additions, the output layer's dot
+//!   product), one module per instruction
 //!   set (AVX2, SSE2, NEON, plain Rust).
 
 pub mod accumulator;
