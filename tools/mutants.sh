@@ -110,6 +110,15 @@ mutant simd-avx2-last-register-unstored src/nnue/simd/avx2.rs \
 mutant simd-avx2-dot-unclamped src/nnue/simd/avx2.rs \
     's/let x = _mm256_min_epi16(_mm256_max_epi16(a, zero), qa);/let x = _mm256_max_epi16(a, zero);/' "$simd"
 
+# --- lazy accumulators equal a refresh (src/nnue/stack.rs) -----------------
+lazy='cargo test --release -p kiraly --lib nnue::stack'
+mutant stack-push-keeps-computed src/nnue/stack.rs \
+    '/pub fn push_move/,/pub fn push_null/s/next.computed = \[false; 2\];/next.computed = [true; 2];/' "$lazy"
+mutant stack-null-not-copied src/nnue/stack.rs \
+    's/None => next.acc.values\[side\] = parent.values\[side\],/None => {}/' "$lazy"
+mutant stack-king-view-change-not-rebuilt src/nnue/stack.rs \
+    's/next.rebuilds = Some(mover);/next.rebuilds = None;/' "$lazy"
+
 # --- the net's evaluation around its raw output (engine-tests/nnue_eval.rs) -
 nnue_eval='cargo test --release --test nnue_eval'
 mutant nnue-dead-material-scored src/eval/net.rs \

@@ -39,7 +39,8 @@ impl Accumulator {
         Some(acc)
     }
 
-    fn refresh_side(&mut self, net: &Network, board: &Board, color: Color) {
+    /// Rebuilds `color`'s values from `board`, as `self.views` sees it.
+    pub(super) fn refresh_side(&mut self, net: &Network, board: &Board, color: Color) {
         let side = color as usize;
         let view = self.views[side];
         self.values[side] = net.feature_bias;
@@ -90,39 +91,53 @@ impl Accumulator {
     ) {
         for color in [Color::Black, Color::White] {
             let side = color as usize;
-            let view = self.views[side];
             if color == mover {
                 if let Some(moved) = View::of_board(after, color, &net.layout) {
-                    if moved != view {
+                    if moved != self.views[side] {
                         next.views[side] = moved;
                         next.refresh_side(net, after, color);
                         continue;
                     }
                 }
             }
-            next.views[side] = view;
-            let columns = |changes: &[(Option<shakmaty::Piece>, shakmaty::Square); 2]| {
-                // The first `count` are the move's columns; the rest only
-                // fill the array and are never read.
-                let mut found: [&Column; 2] = [&net.feature_bias; 2];
-                let mut count = 0;
-                for &(piece, sq) in changes {
-                    if let Some(piece) = piece {
-                        found[count] = &net.feature_weights[view.index(piece, sq)];
-                        count += 1;
-                    }
-                }
-                (found, count)
-            };
-            let (added, added_count) = columns(&delta.added);
-            let (removed, removed_count) = columns(&delta.removed);
-            simd::add_sub(
-                &mut next.values[side],
-                &self.values[side],
-                &added[..added_count],
-                &removed[..removed_count],
-            );
+            next.views[side] = self.views[side];
+            self.update_side_into(next, net, delta, color);
         }
+    }
+
+    /// Writes `color`'s values after a move into `next`, from `self`'s by the
+    /// move's columns: for a side whose view the move kept.
+    #[inline]
+    pub(super) fn update_side_into(
+        &self,
+        next: &mut Accumulator,
+        net: &Network,
+        delta: &Delta,
+        color: Color,
+    ) {
+        let side = color as usize;
+        let view = self.views[side];
+        let columns = |changes: &[(Option<shakmaty::Piece>, shakmaty::Square); 2]| {
+            // The first `count` are the move's columns; the rest only
+            // fill the array and are never read.
+            let mut found: [&Column; 2] = [&net.feature_bias; 2];
+            let mut count = 0;
+            for &(piece, sq) in changes {
+                if let Some(piece) = piece {
+                    found[count] = &net.feature_weights[view.index(piece, sq)];
+                    count += 1;
+                }
+            }
+            (found, count)
+        };
+        let (added, added_count) = columns(&delta.added);
+        let (removed, removed_count) = columns(&delta.removed);
+        simd::add_sub(
+            &mut next.values[side],
+            &self.values[side],
+            &added[..added_count],
+            &removed[..removed_count],
+        );
     }
 
     /// The evaluation in centipawns from `stm`'s view, with `pieces` on
@@ -146,7 +161,7 @@ pub fn evaluate(net: &Network, pos: &Chess) -> i32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::nnue::{layout_by_name, BucketLayout, INPUTS, ONE_BUCKET};
     use shakmaty::fen::Fen;
@@ -157,7 +172,7 @@ mod tests {
         random_net_with(seed, ONE_BUCKET)
     }
 
-    fn random_net_with(seed: u64, layout: BucketLayout) -> Network {
+    pub(crate) fn random_net_with(seed: u64, layout: BucketLayout) -> Network {
         let buckets = crate::nnue::features::bucket_count(&layout).unwrap();
         let mut state = seed;
         let mut next = |range: i64| {
