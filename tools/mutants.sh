@@ -119,6 +119,13 @@ mutant stack-null-not-copied src/nnue/stack.rs \
 mutant stack-king-view-change-not-rebuilt src/nnue/stack.rs \
     's/next.rebuilds = Some(mover);/next.rebuilds = None;/' "$lazy"
 
+# --- the refresh cache equals a refresh (src/nnue/refresh_cache.rs) -------
+cache='cargo test --release -p kiraly --lib nnue::'
+mutant refresh-cache-keeps-the-old-board src/nnue/refresh_cache.rs \
+    's/                \*cached = now;/                let _ = now;/' "$cache"
+mutant refresh-cache-mirrorings-share-an-entry src/nnue/refresh_cache.rs \
+    's/(view.perspective as usize \* 2 + usize::from(view.mirrored))/(view.perspective as usize * 2)/' "$cache"
+
 # --- the net's evaluation around its raw output (engine-tests/nnue_eval.rs) -
 nnue_eval='cargo test --release --test nnue_eval'
 mutant nnue-dead-material-scored src/eval/net.rs \

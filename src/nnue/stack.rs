@@ -10,11 +10,13 @@
 //! ply where they are computed (or rebuilt), computing the plies between.
 //! A node cut off before its evaluation (a table hit, a repetition, a
 //! table entry's stored evaluation) costs no column additions, nor does a
-//! null move itself.
+//! null move itself. A side rebuilt starts from the refresh cache's entry
+//! of its new view (see `refresh_cache`).
 
 use shakmaty::{Board, Chess, Color, Move, Position, Role};
 
 use super::features::{Delta, View};
+use super::refresh_cache::RefreshCache;
 use super::{Accumulator, Network};
 
 /// How a ply's position came from its parent's.
@@ -49,6 +51,8 @@ pub struct AccumulatorStack {
     net: Option<&'static Network>,
     /// The accumulators of plies 0 (the root) to the deepest.
     plies: Box<[Ply]>,
+    /// Where a side whose king changed view is rebuilt from.
+    cache: RefreshCache,
 }
 
 impl AccumulatorStack {
@@ -65,6 +69,7 @@ impl AccumulatorStack {
         AccumulatorStack {
             net: None,
             plies: vec![empty; plies + 1].into_boxed_slice(),
+            cache: RefreshCache::new(),
         }
     }
 
@@ -82,6 +87,7 @@ impl AccumulatorStack {
                 first.computed = [true; 2];
                 first.change = Change::Root;
                 first.rebuilds = None;
+                self.cache.reset(net);
                 self.net = Some(net);
                 true
             }
@@ -168,7 +174,8 @@ impl AccumulatorStack {
                 ..
             } = &mut self.plies[*from];
             if !computed[side] {
-                acc.refresh_side(net, board, color);
+                self.cache
+                    .refresh(net, board, acc.views[side], &mut acc.values[side]);
                 computed[side] = true;
             }
         }

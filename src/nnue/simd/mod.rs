@@ -122,7 +122,7 @@ mod tests {
 
     /// A start and columns to add and remove: values across the whole i16
     /// range (so sums wrap), from no column each way up to a whole board's
-    /// 32 added.
+    /// 32 each way (a refresh from the cache may remove as many as it adds).
     struct UpdateCase {
         from: Column,
         columns: Vec<Column>,
@@ -138,7 +138,7 @@ mod tests {
         };
         let mut cases = Vec::new();
         for added in 0..=32 {
-            for removed in 0..=3 {
+            for removed in [0, 1, 2, 3, 5, 17, 32] {
                 let from = column(&mut next);
                 let columns = (0..added + removed).map(|_| column(&mut next)).collect();
                 cases.push(UpdateCase {
