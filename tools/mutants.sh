@@ -99,6 +99,33 @@ mutant net-hash-unchecked src/nnue/network.rs \
     's/if fnv1a(params) != hash {/if false \&\& fnv1a(params) != hash {/' \
     'cargo test --release --test nnue eval_file_loads_or_keeps_the_current_net'
 
+# --- the net's vector kernels equal plain Rust (src/nnue/simd/) ------------
+simd='cargo test --release -p kiraly --lib nnue::simd'
+mutant simd-scalar-removes-by-adding src/nnue/simd/scalar.rs \
+    's/v = v.wrapping_sub(r\[i\]);/v = v.wrapping_add(r[i]);/' "$simd"
+mutant simd-sse2-removes-by-adding src/nnue/simd/sse2.rs \
+    's/\*v = _mm_sub_epi16(\*v, w);/*v = _mm_add_epi16(*v, w);/' "$simd"
+mutant simd-avx2-last-register-unstored src/nnue/simd/avx2.rs \
+    's/for (k, v) in tile.iter().enumerate() {/for (k, v) in tile.iter().enumerate().take(TILE - 1) {/' "$simd"
+mutant simd-avx2-dot-unclamped src/nnue/simd/avx2.rs \
+    's/let x = _mm256_min_epi16(_mm256_max_epi16(a, zero), qa);/let x = _mm256_max_epi16(a, zero);/' "$simd"
+
+# --- lazy accumulators equal a refresh (src/nnue/stack.rs) -----------------
+lazy='cargo test --release -p kiraly --lib nnue::stack'
+mutant stack-push-keeps-computed src/nnue/stack.rs \
+    '/pub fn push_move/,/pub fn push_null/s/next.computed = \[false; 2\];/next.computed = [true; 2];/' "$lazy"
+mutant stack-null-not-copied src/nnue/stack.rs \
+    's/None => next.acc.values\[side\] = parent.values\[side\],/None => {}/' "$lazy"
+mutant stack-king-view-change-not-rebuilt src/nnue/stack.rs \
+    's/next.rebuilds = Some(mover);/next.rebuilds = None;/' "$lazy"
+
+# --- the refresh cache equals a refresh (src/nnue/refresh_cache.rs) -------
+cache='cargo test --release -p kiraly --lib nnue::'
+mutant refresh-cache-keeps-the-old-board src/nnue/refresh_cache.rs \
+    's/                \*cached = now;/                let _ = now;/' "$cache"
+mutant refresh-cache-mirrorings-share-an-entry src/nnue/refresh_cache.rs \
+    's/(view.perspective as usize \* 2 + usize::from(view.mirrored))/(view.perspective as usize * 2)/' "$cache"
+
 # --- the net's evaluation around its raw output (engine-tests/nnue_eval.rs) -
 nnue_eval='cargo test --release --test nnue_eval'
 mutant nnue-dead-material-scored src/eval/net.rs \

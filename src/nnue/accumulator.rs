@@ -5,6 +5,7 @@
 use shakmaty::{Board, Chess, Color, Position};
 
 use super::features::{Delta, View};
+use super::simd::{self, Column};
 use super::{Network, HIDDEN};
 
 /// Both sides' accumulators (indexed by `Color as usize`: Black 0, White 1,
@@ -14,59 +15,6 @@ use super::{Network, HIDDEN};
 pub struct Accumulator {
     pub values: [[i16; HIDDEN]; 2],
     pub views: [View; 2],
-}
-
-#[inline]
-fn add(acc: &mut [i16; HIDDEN], column: &[i16; HIDDEN]) {
-    for (a, w) in acc.iter_mut().zip(column.iter()) {
-        *a = a.wrapping_add(*w);
-    }
-}
-
-type Column = [i16; HIDDEN];
-
-/// `out = from + added - removed`, column by column, in one pass over the
-/// values: the common shapes of a move (a quiet move, a capture, castling)
-/// each get a loop of their own, so the compiler vectorises each without
-/// a copy of `from` first.
-#[inline]
-fn apply(out: &mut Column, from: &Column, added: &[&Column], removed: &[&Column]) {
-    match (added, removed) {
-        ([a], [r]) => {
-            for i in 0..HIDDEN {
-                out[i] = from[i].wrapping_add(a[i]).wrapping_sub(r[i]);
-            }
-        }
-        ([a], [r, s]) => {
-            for i in 0..HIDDEN {
-                out[i] = from[i]
-                    .wrapping_add(a[i])
-                    .wrapping_sub(r[i])
-                    .wrapping_sub(s[i]);
-            }
-        }
-        ([a, b], [r, s]) => {
-            for i in 0..HIDDEN {
-                out[i] = from[i]
-                    .wrapping_add(a[i])
-                    .wrapping_add(b[i])
-                    .wrapping_sub(r[i])
-                    .wrapping_sub(s[i]);
-            }
-        }
-        _ => {
-            // No legal move has another shape; kept general all the same.
-            *out = *from;
-            for a in added {
-                add(out, a);
-            }
-            for r in removed {
-                for (o, w) in out.iter_mut().zip(r.iter()) {
-                    *o = o.wrapping_sub(*w);
-                }
-            }
-        }
-    }
 }
 
 impl Accumulator {
@@ -91,13 +39,26 @@ impl Accumulator {
         Some(acc)
     }
 
-    fn refresh_side(&mut self, net: &Network, board: &Board, color: Color) {
+    /// Rebuilds `color`'s values from `board`, as `self.views` sees it.
+    pub(super) fn refresh_side(&mut self, net: &Network, board: &Board, color: Color) {
         let side = color as usize;
         let view = self.views[side];
-        let values = &mut self.values[side];
-        *values = net.feature_bias;
-        for (sq, piece) in board.iter() {
-            add(values, &net.feature_weights[view.index(piece, sq)]);
+        self.values[side] = net.feature_bias;
+        // The columns of up to 32 pieces (a legal position's most) at once;
+        // the array's rest only fills it and is never read.
+        let mut pieces = board.iter();
+        loop {
+            let mut columns: [&Column; 32] = [&net.feature_bias; 32];
+            let mut count = 0;
+            // Columns first: zip stops on them without taking a piece.
+            for (column, (sq, piece)) in columns.iter_mut().zip(pieces.by_ref()) {
+                *column = &net.feature_weights[view.index(piece, sq)];
+                count += 1;
+            }
+            simd::add_sub_in_place(&mut self.values[side], &columns[..count], &[]);
+            if count < columns.len() {
+                break;
+            }
         }
     }
 
@@ -130,39 +91,53 @@ impl Accumulator {
     ) {
         for color in [Color::Black, Color::White] {
             let side = color as usize;
-            let view = self.views[side];
             if color == mover {
                 if let Some(moved) = View::of_board(after, color, &net.layout) {
-                    if moved != view {
+                    if moved != self.views[side] {
                         next.views[side] = moved;
                         next.refresh_side(net, after, color);
                         continue;
                     }
                 }
             }
-            next.views[side] = view;
-            let columns = |changes: &[(Option<shakmaty::Piece>, shakmaty::Square); 2]| {
-                // The first `count` are the move's columns; the rest only
-                // fill the array and are never read.
-                let mut found: [&Column; 2] = [&net.feature_bias; 2];
-                let mut count = 0;
-                for &(piece, sq) in changes {
-                    if let Some(piece) = piece {
-                        found[count] = &net.feature_weights[view.index(piece, sq)];
-                        count += 1;
-                    }
-                }
-                (found, count)
-            };
-            let (added, added_count) = columns(&delta.added);
-            let (removed, removed_count) = columns(&delta.removed);
-            apply(
-                &mut next.values[side],
-                &self.values[side],
-                &added[..added_count],
-                &removed[..removed_count],
-            );
+            next.views[side] = self.views[side];
+            self.update_side_into(next, net, delta, color);
         }
+    }
+
+    /// Writes `color`'s values after a move into `next`, from `self`'s by the
+    /// move's columns: for a side whose view the move kept.
+    #[inline]
+    pub(super) fn update_side_into(
+        &self,
+        next: &mut Accumulator,
+        net: &Network,
+        delta: &Delta,
+        color: Color,
+    ) {
+        let side = color as usize;
+        let view = self.views[side];
+        let columns = |changes: &[(Option<shakmaty::Piece>, shakmaty::Square); 2]| {
+            // The first `count` are the move's columns; the rest only
+            // fill the array and are never read.
+            let mut found: [&Column; 2] = [&net.feature_bias; 2];
+            let mut count = 0;
+            for &(piece, sq) in changes {
+                if let Some(piece) = piece {
+                    found[count] = &net.feature_weights[view.index(piece, sq)];
+                    count += 1;
+                }
+            }
+            (found, count)
+        };
+        let (added, added_count) = columns(&delta.added);
+        let (removed, removed_count) = columns(&delta.removed);
+        simd::add_sub(
+            &mut next.values[side],
+            &self.values[side],
+            &added[..added_count],
+            &removed[..removed_count],
+        );
     }
 
     /// The evaluation in centipawns from `stm`'s view, with `pieces` on
@@ -186,7 +161,7 @@ pub fn evaluate(net: &Network, pos: &Chess) -> i32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::nnue::{layout_by_name, BucketLayout, INPUTS, ONE_BUCKET};
     use shakmaty::fen::Fen;
@@ -197,7 +172,7 @@ mod tests {
         random_net_with(seed, ONE_BUCKET)
     }
 
-    fn random_net_with(seed: u64, layout: BucketLayout) -> Network {
+    pub(crate) fn random_net_with(seed: u64, layout: BucketLayout) -> Network {
         let buckets = crate::nnue::features::bucket_count(&layout).unwrap();
         let mut state = seed;
         let mut next = |range: i64| {

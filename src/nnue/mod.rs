@@ -16,13 +16,17 @@
 //! * `accumulator`: the per-side accumulators, refreshed or updated by a
 //!   move's changes;
 //! * `stack`: the accumulators along the search's line, behind push a
-//!   move, push a null move and evaluate;
-//! * `simd`: the output layer's dot product, one version per instruction
+//!   move, push a null move and evaluate, updated lazily;
+//! * `refresh_cache`: per king view, the last values rebuilt there, from
+//!   which a king's change of view rebuilds its side by the difference;
+//! * `simd`: the vector kernels (column additions, the output layer's dot
+//!   product), one module per instruction
 //!   set (AVX2, SSE2, NEON, plain Rust).
 
 pub mod accumulator;
 pub mod features;
 pub mod network;
+pub mod refresh_cache;
 pub mod simd;
 pub mod stack;
 
