@@ -193,6 +193,12 @@ mutant datagen-chess960-flag-dropped tools/datagen/src/format.rs \
 mutant played-line-not-shown src/threadpool.rs \
     's/    show_played_line(searcher, &played, job, started_pondering);/    let _ = show_played_line;/' \
     'cargo test --release --test move_shown the_move_played_is_the_move_shown'
+# --- gives_check on the bitboards (src/movepick/tests.rs) ------------------
+gives='cargo test --release -p kiraly --lib movepick::tests::gives_check_agrees_with_playing_the_move'
+mutant gives-check-no-discovered src/movegen.rs \
+    's/    (uncovered \& ours).any()$/    (uncovered \& ours).any() \&\& false/' "$gives"
+mutant gives-check-promotion-ignored src/movegen.rs \
+    's/let direct = match promotion.unwrap_or(role) {/let direct = match role {/' "$gives"
 if [ "${1:-}" = --check ]; then
     # Fast: every edit still applies to this tree (no build, no test).
     stale=0
