@@ -1,11 +1,15 @@
-//! Captures and queen promotions for the quiescence search, generated
-//! directly from shakmaty's attack tables.
+//! Captures and queen promotions for the quiescence search, and the quiet
+//! moves for the move picker's quiet stage, generated directly from
+//! shakmaty's attack tables.
 //!
 //! shakmaty's `capture_moves()` builds every legal move and then filters
 //! them; quiescence nodes need only the few captures, so generating just
-//! those (and checking pins by hand) saves most of the work there. Only for
-//! positions where the side to move is not in check: evasions use the full
-//! legal move list.
+//! those (and checking pins by hand) saves most of the work there. The
+//! quiet stage likewise needs only the quiet moves, and gets them in the
+//! order shakmaty's `legal_moves()` would list them, so that the picker's
+//! order among equally scored moves does not depend on which generator
+//! made them. Only for positions where the side to move is not in check:
+//! evasions use the full legal move list.
 //!
 //! Also [`gives_check`], which tells from the bitboards whether a move
 //! gives check, without playing it (late-move pruning spares the checks).
@@ -14,7 +18,9 @@ use shakmaty::attacks::{
     aligned, between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
     rook_attacks,
 };
-use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, Square};
+use shakmaty::{
+    Bitboard, CastlingSide, Chess, Color, Move, MoveList, Position, Rank, Role, Square,
+};
 
 /// Appends every legal capture, every capture-promotion and every push
 /// promotion to a queen (no under-promotions) to `moves`.
@@ -66,7 +72,11 @@ pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
             }
         }
     }
-    moves.extend(pos.en_passant_moves());
+    // shakmaty lists the en-passant captures from the full legal move list:
+    // asked only when a pawn has just made a double step.
+    if pos.maybe_ep_square().is_some() {
+        moves.extend(pos.en_passant_moves());
+    }
 
     for (role, pieces) in [
         (Role::Knight, board.knights() & ours),
@@ -108,6 +118,108 @@ pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
             });
         }
     }
+}
+
+/// Appends every legal quiet move (neither a capture nor a promotion) to
+/// `moves`, in the order of shakmaty's `legal_moves()`: pawn single steps,
+/// double steps, knight, bishop, rook, queen and king moves (by origin,
+/// then destination square), king-side castling, queen-side castling.
+pub fn quiet_moves(pos: &Chess, moves: &mut MoveList) {
+    debug_assert!(!pos.is_check());
+    let board = pos.board();
+    let us = pos.turn();
+    let ours = board.by_color(us);
+    let occupied = board.occupied();
+    let empty = !occupied;
+    let Some(king) = board.king_of(us) else {
+        return;
+    };
+    let pinned = pinned_pieces(pos, king);
+    let legal_from = |from: Square, to: Square| !pinned.contains(from) || aligned(from, to, king);
+    let mut push = |role: Role, from: Square, to: Square| {
+        if legal_from(from, to) {
+            moves.push(Move::Normal {
+                role,
+                from,
+                capture: None,
+                to,
+                promotion: None,
+            });
+        }
+    };
+
+    let (up, last_rank, double_rank) = match us {
+        Color::White => (8, Rank::Eighth, Rank::Fourth),
+        Color::Black => (-8, Rank::First, Rank::Fifth),
+    };
+    let single = (board.pawns() & ours).shift(up) & empty;
+    let double = single.shift(up) & Bitboard::from_rank(double_rank) & empty;
+    for (targets, back) in [
+        (single & !Bitboard::from_rank(last_rank), up),
+        (double, 2 * up),
+    ] {
+        for to in targets {
+            if let Some(from) = to.offset(-back) {
+                push(Role::Pawn, from, to);
+            }
+        }
+    }
+
+    for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+        for from in board.by_role(role) & ours {
+            let targets = match role {
+                Role::Knight => knight_attacks(from),
+                Role::Bishop => bishop_attacks(from, occupied),
+                Role::Rook => rook_attacks(from, occupied),
+                _ => queen_attacks(from, occupied),
+            } & empty;
+            for to in targets {
+                push(role, from, to);
+            }
+        }
+    }
+
+    // Not in check, so no slider sees the king: nothing hides behind it.
+    for to in king_attacks(king) & empty {
+        if board.attacks_to(to, !us, occupied).is_empty() {
+            push(Role::King, king, to);
+        }
+    }
+
+    for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+        if let Some(m) = castling_move(pos, king, side) {
+            moves.push(m);
+        }
+    }
+}
+
+/// The castling move to `side`, if it is legal: the right is kept, the
+/// squares between king and rook are free (but for those two), no square
+/// the king crosses or lands on is attacked, and none would be once the
+/// rook has moved (Chess960: the rook may have shielded the king's target).
+fn castling_move(pos: &Chess, king: Square, side: CastlingSide) -> Option<Move> {
+    let us = pos.turn();
+    let castles = pos.castles();
+    let rook = castles.rook(us, side)?;
+    let occupied = pos.board().occupied();
+    if (castles.path(us, side) & occupied).any() {
+        return None;
+    }
+    let king_to = side.king_to(us);
+    let after = occupied
+        .toggled(king)
+        .toggled(rook)
+        .toggled(side.rook_to(us));
+    if pos.king_attackers(king_to, !us, after).any() {
+        return None;
+    }
+    let without_king = occupied.toggled(king);
+    for sq in between(king, king_to).with(king) {
+        if pos.king_attackers(sq, !us, without_king).any() {
+            return None;
+        }
+    }
+    Some(Move::Castle { king, rook })
 }
 
 /// Our pieces that stand alone between our king and an enemy slider.
@@ -191,8 +303,77 @@ mod tests {
         v
     }
 
+    /// Castling, en passant, promotions, pins and checks.
+    const FENS: [&str; 6] = [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        "8/8/8/2k5/3Pp3/8/8/4K2Q b - d3 0 1",
+    ];
+
     fn key(m: Move) -> (Option<Square>, Square, Option<Role>) {
         (m.from(), m.to(), m.promotion())
+    }
+
+    /// The reference for [`quiet_moves`]: shakmaty's legal moves that are
+    /// neither captures nor promotions, in shakmaty's order.
+    fn quiet_reference(pos: &Chess) -> Vec<Move> {
+        pos.legal_moves()
+            .into_iter()
+            .filter(|m| !m.is_capture() && m.promotion().is_none())
+            .collect()
+    }
+
+    /// Checks [`quiet_moves`] against the reference, order included, in
+    /// every position of the tree below `pos` not in check; returns how
+    /// many castling moves it met.
+    fn walk_quiets(pos: &Chess, depth: u32, checked: &mut u32) -> u32 {
+        let mut castles = 0;
+        if !pos.is_check() {
+            let mut moves = MoveList::new();
+            quiet_moves(pos, &mut moves);
+            let got: Vec<Move> = moves.into_iter().collect();
+            assert_eq!(
+                got,
+                quiet_reference(pos),
+                "{}",
+                Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+            );
+            castles += got.iter().filter(|m| m.is_castle()).count() as u32;
+            *checked += 1;
+        }
+        if depth > 0 {
+            for m in pos.legal_moves() {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                castles += walk_quiets(&child, depth - 1, checked);
+            }
+        }
+        castles
+    }
+
+    #[test]
+    fn quiet_moves_are_the_legal_quiet_moves_in_shakmatys_order() {
+        let (mut checked, mut castles) = (0, 0);
+        for fen in FENS {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            castles += walk_quiets(&pos, 3, &mut checked);
+        }
+        // Chess960: castling with the rook or king on other files.
+        let suite = include_str!("../engine-tests/data/perft960.epd");
+        for line in suite.lines().step_by(40) {
+            let fen: Fen = line.split(';').next().unwrap().trim().parse().unwrap();
+            let pos: Chess = fen.into_position(CastlingMode::Chess960).unwrap();
+            castles += walk_quiets(&pos, 2, &mut checked);
+        }
+        assert!(checked > 150_000, "{checked}");
+        assert!(castles > 100_000, "{castles}");
     }
 
     fn walk(pos: &Chess, depth: u32, checked: &mut u32) {
@@ -222,14 +403,7 @@ mod tests {
     #[test]
     fn matches_filtered_legal_moves_over_whole_trees() {
         let mut checked = 0;
-        for fen in [
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
-            "8/8/8/2k5/3Pp3/8/8/4K2Q b - d3 0 1",
-        ] {
+        for fen in FENS {
             let pos: Chess = fen
                 .parse::<Fen>()
                 .unwrap()

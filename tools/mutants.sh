@@ -199,6 +199,12 @@ mutant gives-check-no-discovered src/movegen.rs \
     's/    (uncovered \& ours).any()$/    (uncovered \& ours).any() \&\& false/' "$gives"
 mutant gives-check-promotion-ignored src/movegen.rs \
     's/let direct = match promotion.unwrap_or(role) {/let direct = match role {/' "$gives"
+# --- the quiet stage's generator (src/movegen.rs) ---------------------------
+quiets='cargo test --release -p kiraly --lib movegen::tests::quiet_moves_are_the_legal_quiet_moves'
+mutant quiet-moves-order-swapped src/movegen.rs \
+    's/    for role in \[Role::Knight, Role::Bishop, Role::Rook, Role::Queen\] {/    for role in [Role::Knight, Role::Rook, Role::Bishop, Role::Queen] {/' "$quiets"
+mutant quiet-moves-castle-into-check src/movegen.rs \
+    's/    if pos.king_attackers(king_to, !us, after).any() {/    if false \&\& pos.king_attackers(king_to, !us, after).any() {/' "$quiets"
 if [ "${1:-}" = --check ]; then
     # Fast: every edit still applies to this tree (no build, no test).
     stale=0
