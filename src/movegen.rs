@@ -72,11 +72,7 @@ pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
             }
         }
     }
-    // shakmaty lists the en-passant captures from the full legal move list:
-    // asked only when a pawn has just made a double step.
-    if pos.maybe_ep_square().is_some() {
-        moves.extend(pos.en_passant_moves());
-    }
+    en_passant_moves(pos, moves);
 
     for (role, pieces) in [
         (Role::Knight, board.knights() & ours),
@@ -116,6 +112,34 @@ pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
                 to,
                 promotion: None,
             });
+        }
+    }
+}
+
+/// Appends every legal en-passant capture to `moves`, by origin square as
+/// shakmaty lists them (its own `en_passant_moves()` builds the whole legal
+/// move list to filter it). An en-passant capture is legal when, with both
+/// pawns gone from their squares and ours on the target, nothing but the
+/// captured pawn attacks our king: this also settles a check, whichever
+/// piece gives it.
+pub fn en_passant_moves(pos: &Chess, moves: &mut MoveList) {
+    let Some(to) = pos.maybe_ep_square() else {
+        return;
+    };
+    let board = pos.board();
+    let us = pos.turn();
+    let Some(king) = board.king_of(us) else {
+        return;
+    };
+    for from in board.pawns() & board.by_color(us) & pawn_attacks(!us, to) {
+        let captured = Square::from_coords(to.file(), from.rank());
+        let occupied = board.occupied().without(from).without(captured).with(to);
+        if board
+            .attacks_to(king, !us, occupied)
+            .without(captured)
+            .is_empty()
+        {
+            moves.push(Move::EnPassant { from, to });
         }
     }
 }
@@ -327,10 +351,20 @@ mod tests {
     }
 
     /// Checks [`quiet_moves`] against the reference, order included, in
-    /// every position of the tree below `pos` not in check; returns how
-    /// many castling moves it met.
-    fn walk_quiets(pos: &Chess, depth: u32, checked: &mut u32) -> u32 {
+    /// every position of the tree below `pos` not in check, and
+    /// [`en_passant_moves`] against shakmaty's in every position; returns
+    /// how many castling and en-passant moves it met.
+    fn walk_quiets(pos: &Chess, depth: u32, checked: &mut u32) -> (u32, u32) {
         let mut castles = 0;
+        let mut en_passant = MoveList::new();
+        en_passant_moves(pos, &mut en_passant);
+        assert_eq!(
+            en_passant,
+            pos.en_passant_moves(),
+            "{}",
+            Fen::from_position(pos, shakmaty::EnPassantMode::Always)
+        );
+        let mut en_passant = en_passant.len() as u32;
         if !pos.is_check() {
             let mut moves = MoveList::new();
             quiet_moves(pos, &mut moves);
@@ -348,32 +382,39 @@ mod tests {
             for m in pos.legal_moves() {
                 let mut child = pos.clone();
                 child.play_unchecked(m);
-                castles += walk_quiets(&child, depth - 1, checked);
+                let (c, e) = walk_quiets(&child, depth - 1, checked);
+                castles += c;
+                en_passant += e;
             }
         }
-        castles
+        (castles, en_passant)
     }
 
     #[test]
-    fn quiet_moves_are_the_legal_quiet_moves_in_shakmatys_order() {
-        let (mut checked, mut castles) = (0, 0);
+    fn quiet_and_en_passant_moves_are_shakmatys_in_its_order() {
+        let (mut checked, mut castles, mut en_passant) = (0, 0, 0);
         for fen in FENS {
             let pos: Chess = fen
                 .parse::<Fen>()
                 .unwrap()
                 .into_position(CastlingMode::Standard)
                 .unwrap();
-            castles += walk_quiets(&pos, 3, &mut checked);
+            let (c, e) = walk_quiets(&pos, 3, &mut checked);
+            castles += c;
+            en_passant += e;
         }
         // Chess960: castling with the rook or king on other files.
         let suite = include_str!("../engine-tests/data/perft960.epd");
         for line in suite.lines().step_by(40) {
             let fen: Fen = line.split(';').next().unwrap().trim().parse().unwrap();
             let pos: Chess = fen.into_position(CastlingMode::Chess960).unwrap();
-            castles += walk_quiets(&pos, 2, &mut checked);
+            let (c, e) = walk_quiets(&pos, 2, &mut checked);
+            castles += c;
+            en_passant += e;
         }
         assert!(checked > 150_000, "{checked}");
         assert!(castles > 100_000, "{castles}");
+        assert!(en_passant > 1_000, "{en_passant}");
     }
 
     fn walk(pos: &Chess, depth: u32, checked: &mut u32) {

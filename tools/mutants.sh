@@ -200,11 +200,21 @@ mutant gives-check-no-discovered src/movegen.rs \
 mutant gives-check-promotion-ignored src/movegen.rs \
     's/let direct = match promotion.unwrap_or(role) {/let direct = match role {/' "$gives"
 # --- the quiet stage's generator (src/movegen.rs) ---------------------------
-quiets='cargo test --release -p kiraly --lib movegen::tests::quiet_moves_are_the_legal_quiet_moves'
+quiets='cargo test --release -p kiraly --lib movegen::tests::quiet_and_en_passant_moves_are_shakmatys'
 mutant quiet-moves-order-swapped src/movegen.rs \
     's/    for role in \[Role::Knight, Role::Bishop, Role::Rook, Role::Queen\] {/    for role in [Role::Knight, Role::Rook, Role::Bishop, Role::Queen] {/' "$quiets"
 mutant quiet-moves-castle-into-check src/movegen.rs \
     's/    if pos.king_attackers(king_to, !us, after).any() {/    if false \&\& pos.king_attackers(king_to, !us, after).any() {/' "$quiets"
+mutant en-passant-captured-square src/movegen.rs \
+    's/        let captured = Square::from_coords(to.file(), from.rank());/        let captured = from;/' "$quiets"
+# --- the incremental key, after moves and null moves (src/board.rs) ---------
+keys='cargo test --release -p kiraly --lib board::tests::incremental_keys_equal_full_keys'
+mutant key-castling-rights-ignored src/board.rs \
+    's/key ^= Zobrist64::zobrist_for_castling_right(color, side).0;/key ^= 0;/' "$keys"
+mutant key-child-en-passant-ignored src/board.rs \
+    's/ ^ turn_key() ^ en_passant_key(\&pos);/ ^ turn_key();/' "$keys"
+mutant null-key-en-passant-ignored src/board.rs \
+    's/let key = self.key ^ turn_key() ^ en_passant_key(\&self.pos);/let key = self.key ^ turn_key();/' "$keys"
 if [ "${1:-}" = --check ]; then
     # Fast: every edit still applies to this tree (no build, no test).
     stale=0
