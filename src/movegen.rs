@@ -116,6 +116,88 @@ pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
     }
 }
 
+/// Whether `m` is legal in `pos`: the same answer as shakmaty's
+/// `is_legal`, which builds the legal moves of the piece's kind to the
+/// target square and looks for `m` among them. Out of check, a normal move
+/// or castling is judged here on the bitboards, for the table move and the
+/// killers of every node; in check, and for en passant, shakmaty's or the
+/// generator's answer.
+pub fn is_legal(pos: &Chess, m: Move) -> bool {
+    let board = pos.board();
+    let us = pos.turn();
+    let Some(king) = board.king_of(us) else {
+        return pos.is_legal(m);
+    };
+    if pos.is_check() {
+        return pos.is_legal(m);
+    }
+    let (role, from, capture, to, promotion) = match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => (role, from, capture, to, promotion),
+        Move::Castle { king: k, rook } => {
+            let side = CastlingSide::from_king_side(k < rook);
+            return castling_move(pos, king, side) == Some(m);
+        }
+        Move::EnPassant { .. } => {
+            let mut moves = MoveList::new();
+            en_passant_moves(pos, &mut moves);
+            return moves.contains(&m);
+        }
+        Move::Put { .. } => return false,
+    };
+    if board.piece_at(from) != Some(role.of(us)) {
+        return false;
+    }
+    // The target holds what the move says it takes (of theirs), or nothing.
+    let target = board.piece_at(to);
+    if target.map(|p| p.role) != capture || target.is_some_and(|p| p.color == us) {
+        return false;
+    }
+    let occupied = board.occupied();
+    let last_rank = match us {
+        Color::White => Rank::Eighth,
+        Color::Black => Rank::First,
+    };
+    let reaches = match role {
+        Role::Pawn => {
+            let promotes = to.rank() == last_rank;
+            let promotion_ok = match promotion {
+                None => !promotes,
+                Some(r) => promotes && !matches!(r, Role::Pawn | Role::King),
+            };
+            let (up, double_rank) = match us {
+                Color::White => (8, Rank::Fourth),
+                Color::Black => (-8, Rank::Fifth),
+            };
+            let step = if capture.is_some() {
+                pawn_attacks(us, from).contains(to)
+            } else if from.offset(up) == Some(to) {
+                true
+            } else {
+                from.offset(2 * up) == Some(to)
+                    && to.rank() == double_rank
+                    && from.offset(up).is_some_and(|mid| !occupied.contains(mid))
+            };
+            promotion_ok && step
+        }
+        _ if promotion.is_some() => false,
+        Role::Knight => knight_attacks(from).contains(to),
+        Role::Bishop => bishop_attacks(from, occupied).contains(to),
+        Role::Rook => rook_attacks(from, occupied).contains(to),
+        Role::Queen => queen_attacks(from, occupied).contains(to),
+        Role::King => {
+            return king_attacks(from).contains(to)
+                && board.attacks_to(to, !us, occupied).is_empty();
+        }
+    };
+    reaches && (!pinned_pieces(pos, king).contains(from) || aligned(from, to, king))
+}
+
 /// Appends every legal en-passant capture to `moves`, by origin square as
 /// shakmaty lists them (its own `en_passant_moves()` builds the whole legal
 /// move list to filter it). An en-passant capture is legal when, with both
@@ -415,6 +497,143 @@ mod tests {
         assert!(checked > 150_000, "{checked}");
         assert!(castles > 100_000, "{castles}");
         assert!(en_passant > 1_000, "{en_passant}");
+    }
+
+    /// Moves close to `m`: another kind of piece, another capture, another
+    /// promotion, castling with the other rook.
+    fn neighbours(m: Move) -> Vec<Move> {
+        match m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => {
+                let normal = |role, capture, promotion| Move::Normal {
+                    role,
+                    from,
+                    capture,
+                    to,
+                    promotion,
+                };
+                vec![
+                    normal(Role::Knight, capture, promotion),
+                    normal(Role::Pawn, capture, promotion),
+                    normal(role, capture.xor(Some(Role::Pawn)), promotion),
+                    normal(role, capture, promotion.xor(Some(Role::Queen))),
+                    normal(role, capture, Some(Role::King)),
+                    Move::EnPassant { from, to },
+                    Move::Castle {
+                        king: from,
+                        rook: to,
+                    },
+                ]
+            }
+            Move::Castle { king, rook } => vec![Move::Castle {
+                king,
+                rook: rook.flip_horizontal(),
+            }],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The moves of our pieces to every square they would reach on an
+    /// empty board (pawns: one and two steps ahead, the two diagonals),
+    /// taking what stands there: pinned pieces, king steps into attack,
+    /// blocked paths and steps onto our own pieces among them.
+    fn pseudo_moves(pos: &Chess) -> Vec<Move> {
+        let board = pos.board();
+        let us = pos.turn();
+        let last = match us {
+            Color::White => Rank::Eighth,
+            Color::Black => Rank::First,
+        };
+        let mut moves = Vec::new();
+        for from in board.by_color(us) {
+            let role = board.role_at(from).unwrap();
+            let targets = match role {
+                Role::Pawn => {
+                    let up = if us == Color::White { 8 } else { -8 };
+                    let pushes: Bitboard = [from.offset(up), from.offset(2 * up)]
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    pushes | pawn_attacks(us, from)
+                }
+                Role::Knight => knight_attacks(from),
+                Role::Bishop => bishop_attacks(from, Bitboard::EMPTY),
+                Role::Rook => rook_attacks(from, Bitboard::EMPTY),
+                Role::Queen => queen_attacks(from, Bitboard::EMPTY),
+                Role::King => king_attacks(from),
+            };
+            for to in targets {
+                let promotion = (role == Role::Pawn && to.rank() == last).then_some(Role::Queen);
+                moves.push(Move::Normal {
+                    role,
+                    from,
+                    capture: board.role_at(to),
+                    to,
+                    promotion,
+                });
+            }
+        }
+        moves
+    }
+
+    /// Checks [`is_legal`] against shakmaty's in every position of the
+    /// tree below `pos`, for the legal moves of the position and of the
+    /// position two plies before (`earlier`, the same side to move), the
+    /// pseudo-moves of its pieces and moves close to those; returns how
+    /// many legal and illegal moves it judged.
+    fn walk_legality(pos: &Chess, parent: &[Move], earlier: &[Move], depth: u32) -> (u32, u32) {
+        let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+        let mut candidates: Vec<Move> = legal.iter().chain(earlier).copied().collect();
+        candidates.extend(legal.iter().chain(earlier).flat_map(|&m| neighbours(m)));
+        candidates.extend(pseudo_moves(pos));
+        let (mut yes, mut no) = (0, 0);
+        for m in candidates {
+            let expected = pos.is_legal(m);
+            assert_eq!(
+                is_legal(pos, m),
+                expected,
+                "{} {m:?}",
+                Fen::from_position(pos, shakmaty::EnPassantMode::Always)
+            );
+            if expected {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        if depth > 0 {
+            for &m in &legal {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                let (y, n) = walk_legality(&child, &legal, parent, depth - 1);
+                yes += y;
+                no += n;
+            }
+        }
+        (yes, no)
+    }
+
+    #[test]
+    fn is_legal_agrees_with_shakmaty() {
+        let (mut yes, mut no) = (0, 0);
+        let standard = FENS.iter().map(|f| (*f, CastlingMode::Standard));
+        let suite = include_str!("../engine-tests/data/perft960.epd");
+        let chess960 = suite
+            .lines()
+            .step_by(80)
+            .map(|l| (l.split(';').next().unwrap().trim(), CastlingMode::Chess960));
+        for (fen, mode) in standard.chain(chess960) {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+            let (y, n) = walk_legality(&pos, &[], &[], 2);
+            yes += y;
+            no += n;
+        }
+        assert!(yes > 1_000_000 && no > 5_000_000, "{yes} {no}");
     }
 
     fn walk(pos: &Chess, depth: u32, checked: &mut u32) {

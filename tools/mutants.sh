@@ -215,6 +215,14 @@ mutant key-child-en-passant-ignored src/board.rs \
     's/ ^ turn_key() ^ en_passant_key(\&pos);/ ^ turn_key();/' "$keys"
 mutant null-key-en-passant-ignored src/board.rs \
     's/let key = self.key ^ turn_key() ^ en_passant_key(\&self.pos);/let key = self.key ^ turn_key();/' "$keys"
+# --- move legality on the bitboards (src/movegen.rs) ------------------------
+legal='cargo test --release -p kiraly --lib movegen::tests::is_legal_agrees_with_shakmaty'
+mutant legal-pin-ignored src/movegen.rs \
+    's/    reaches \&\& (!pinned_pieces(pos, king).contains(from) || aligned(from, to, king))/    reaches/' "$legal"
+mutant legal-double-step-through-piece src/movegen.rs \
+    's/                    \&\& from.offset(up).is_some_and(|mid| !occupied.contains(mid))/                    \&\& true/' "$legal"
+mutant legal-king-into-attack src/movegen.rs \
+    's/                \&\& board.attacks_to(to, !us, occupied).is_empty();/;/' "$legal"
 if [ "${1:-}" = --check ]; then
     # Fast: every edit still applies to this tree (no build, no test).
     stale=0

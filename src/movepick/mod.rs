@@ -48,7 +48,7 @@ mod scored;
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role};
 
 use crate::history::{piece_to, ButterflyHistory, CaptureHistory, PIECE_TO};
-use crate::movegen::{gives_check, noisy_moves, quiet_moves};
+use crate::movegen::{gives_check, is_legal, noisy_moves, quiet_moves};
 use crate::parameters as params;
 use crate::see::{see_ge, see_value};
 
@@ -233,7 +233,7 @@ impl<'a> MovePicker<'a> {
                     while self.next < self.refutations.len() {
                         let r = self.refutations[self.next];
                         self.next += 1;
-                        if let Some(m) = r.filter(|&m| is_quiet(m) && self.pos.is_legal(m)) {
+                        if let Some(m) = r.filter(|&m| is_quiet(m) && is_legal(self.pos, m)) {
                             if !self.skip_quiets || gives_check(self.pos, m) {
                                 return Some(m);
                             }
