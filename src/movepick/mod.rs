@@ -385,10 +385,14 @@ impl<'a> MovePicker<'a> {
 /// lazily, as a cutoff usually comes before the list is used up.
 #[inline]
 fn select_best(moves: &mut [Move], scores: &mut [i32], next: usize, end: usize) -> Move {
+    // The best score so far is kept in hand and the slice is cut to the
+    // range once, so the scan neither reloads nor bounds-checks.
     let mut best = next;
-    for i in next + 1..end {
-        if scores[i] > scores[best] {
-            best = i;
+    let mut best_score = scores[next];
+    for (i, &score) in scores[next + 1..end].iter().enumerate() {
+        if score > best_score {
+            best_score = score;
+            best = next + 1 + i;
         }
     }
     moves.swap(next, best);
