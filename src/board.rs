@@ -1,8 +1,13 @@
 //! The position the engine searches: a shakmaty `Chess` plus its Zobrist key,
-//! kept up to date incrementally where shakmaty can, recomputed where it cannot.
+//! kept up to date incrementally by every move and null move.
 
-use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Move, Position};
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
+use shakmaty::{
+    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, MoveList, Position,
+    Role, Square,
+};
+
+use crate::movegen::en_passant_moves;
 
 /// A position together with its 64-bit Zobrist key.
 ///
@@ -21,33 +26,69 @@ impl Board {
         Board { pos, key }
     }
 
-    /// Plays a legal move (copy-make: `self` is the parent, the child is returned).
+    /// Plays a legal move (copy-make: `self` is the parent, the child is
+    /// returned). The key is updated by what the move changes: shakmaty's
+    /// own incremental update leaves out moves that touch an en-passant
+    /// square or a castling right, which would cost a full computation.
     #[inline]
     pub fn play(&self, m: Move) -> Board {
         let mut pos = self.pos.clone();
-        // shakmaty only updates the key incrementally for the common case
-        // (no en-passant square before or after, no castling-right change);
-        // the rest falls back to the full computation.
-        let incremental =
-            self.pos
-                .update_zobrist_hash(Zobrist64(self.key), m, EnPassantMode::Legal);
         pos.play_unchecked(m);
-        let key = match incremental {
-            Some(Zobrist64(k)) => k,
-            None => full_key(&pos),
-        };
+        let us = self.pos.turn();
+        let mut key = self.key ^ en_passant_key(&self.pos) ^ turn_key() ^ en_passant_key(&pos);
+        match m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => {
+                key ^= piece_key(from, role, us) ^ piece_key(to, promotion.unwrap_or(role), us);
+                if let Some(captured) = capture {
+                    key ^= piece_key(to, captured, !us);
+                }
+            }
+            Move::EnPassant { from, to } => {
+                let captured = Square::from_coords(to.file(), from.rank());
+                key ^= piece_key(from, Role::Pawn, us)
+                    ^ piece_key(to, Role::Pawn, us)
+                    ^ piece_key(captured, Role::Pawn, !us);
+            }
+            Move::Castle { king, rook } => {
+                let side = CastlingSide::from_king_side(king < rook);
+                key ^= piece_key(king, Role::King, us)
+                    ^ piece_key(rook, Role::Rook, us)
+                    ^ piece_key(side.king_to(us), Role::King, us)
+                    ^ piece_key(side.rook_to(us), Role::Rook, us);
+            }
+            Move::Put { .. } => unreachable!("no drops in standard chess"),
+        }
+        let (before, after) = (self.pos.castles(), pos.castles());
+        if before.castling_rights() != after.castling_rights() {
+            for color in Color::ALL {
+                for side in CastlingSide::ALL {
+                    if before.has(color, side) != after.has(color, side) {
+                        key ^= Zobrist64::zobrist_for_castling_right(color, side).0;
+                    }
+                }
+            }
+        }
         Board { pos, key }
     }
 
     /// The position with the other side to move and no en-passant square
     /// (a "null move"), for null-move pruning. The halfmove clock restarts so
-    /// that no repetition is ever counted across the null move.
+    /// that no repetition is ever counted across the null move. shakmaty
+    /// changes the side to move only through a `Setup`; the key changes by
+    /// the side to move and the en-passant square only.
     pub fn play_null(&self) -> Option<Board> {
         let mut setup = self.pos.to_setup(EnPassantMode::Always);
         setup.swap_turn();
         setup.halfmoves = 0;
         let pos = Chess::from_setup(setup, self.pos.castles().mode()).ok()?;
-        Some(Board::new(pos))
+        let key = self.key ^ turn_key() ^ en_passant_key(&self.pos);
+        Some(Board { pos, key })
     }
 
     /// Whether the rules draw the position outright: the fifty-move rule
@@ -76,6 +117,34 @@ pub fn full_key(pos: &Chess) -> u64 {
     key
 }
 
+/// The key of the side to move's changing.
+#[inline]
+fn turn_key() -> u64 {
+    Zobrist64::zobrist_for_white_turn().0
+}
+
+/// The key of `role` of `color` on `square`.
+#[inline]
+fn piece_key(square: Square, role: Role, color: Color) -> u64 {
+    Zobrist64::zobrist_for_piece(square, role.of(color)).0
+}
+
+/// The en-passant part of a position's key (`EnPassantMode::Legal`: only
+/// when an en-passant capture is legal), 0 for none.
+#[inline]
+fn en_passant_key(pos: &Chess) -> u64 {
+    let Some(square) = pos.maybe_ep_square() else {
+        return 0;
+    };
+    let mut captures = MoveList::new();
+    en_passant_moves(pos, &mut captures);
+    if captures.is_empty() {
+        0
+    } else {
+        Zobrist64::zobrist_for_en_passant_file(square.file()).0
+    }
+}
+
 /// The castling notation the GUI speaks, from the `UCI_Chess960` option.
 pub fn castling_mode(chess960: bool) -> CastlingMode {
     if chess960 {
@@ -96,7 +165,9 @@ mod tests {
     use shakmaty::fen::Fen;
 
     /// Walks every line of a small tree and checks that the incrementally
-    /// maintained key always equals the key computed from scratch.
+    /// maintained key always equals the key computed from scratch, after
+    /// moves and after a null move (where the side to move is not in
+    /// check).
     fn walk(board: &Board, depth: u32, checked: &mut u64) {
         assert_eq!(
             board.key,
@@ -105,6 +176,15 @@ mod tests {
             board.pos
         );
         *checked += 1;
+        if !board.pos.is_check() {
+            let null = board.play_null().unwrap();
+            assert_eq!(
+                null.key,
+                full_key(&null.pos),
+                "null move at {:?}",
+                board.pos
+            );
+        }
         if depth == 0 {
             return;
         }

@@ -1,11 +1,15 @@
-//! Captures and queen promotions for the quiescence search, generated
-//! directly from shakmaty's attack tables.
+//! Captures and queen promotions for the quiescence search, and the quiet
+//! moves for the move picker's quiet stage, generated directly from
+//! shakmaty's attack tables.
 //!
 //! shakmaty's `capture_moves()` builds every legal move and then filters
 //! them; quiescence nodes need only the few captures, so generating just
-//! those (and checking pins by hand) saves most of the work there. Only for
-//! positions where the side to move is not in check: evasions use the full
-//! legal move list.
+//! those (and checking pins by hand) saves most of the work there. The
+//! quiet stage likewise needs only the quiet moves, and gets them in the
+//! order shakmaty's `legal_moves()` would list them, so that the picker's
+//! order among equally scored moves does not depend on which generator
+//! made them. Only for positions where the side to move is not in check:
+//! evasions use the full legal move list.
 //!
 //! Also [`gives_check`], which tells from the bitboards whether a move
 //! gives check, without playing it (late-move pruning spares the checks).
@@ -14,7 +18,9 @@ use shakmaty::attacks::{
     aligned, between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
     rook_attacks,
 };
-use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, Square};
+use shakmaty::{
+    Bitboard, CastlingSide, Chess, Color, Move, MoveList, Position, Rank, Role, Square,
+};
 
 /// Appends every legal capture, every capture-promotion and every push
 /// promotion to a queen (no under-promotions) to `moves`.
@@ -66,7 +72,7 @@ pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
             }
         }
     }
-    moves.extend(pos.en_passant_moves());
+    en_passant_moves(pos, moves);
 
     for (role, pieces) in [
         (Role::Knight, board.knights() & ours),
@@ -108,6 +114,218 @@ pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
             });
         }
     }
+}
+
+/// Whether `m` is legal in `pos`: the same answer as shakmaty's
+/// `is_legal`, which builds the legal moves of the piece's kind to the
+/// target square and looks for `m` among them. Out of check, a normal move
+/// or castling is judged here on the bitboards, for the table move and the
+/// killers of every node; in check, and for en passant, shakmaty's or the
+/// generator's answer.
+pub fn is_legal(pos: &Chess, m: Move) -> bool {
+    let board = pos.board();
+    let us = pos.turn();
+    let Some(king) = board.king_of(us) else {
+        return pos.is_legal(m);
+    };
+    if pos.is_check() {
+        return pos.is_legal(m);
+    }
+    let (role, from, capture, to, promotion) = match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => (role, from, capture, to, promotion),
+        Move::Castle { king: k, rook } => {
+            let side = CastlingSide::from_king_side(k < rook);
+            return castling_move(pos, king, side) == Some(m);
+        }
+        Move::EnPassant { .. } => {
+            let mut moves = MoveList::new();
+            en_passant_moves(pos, &mut moves);
+            return moves.contains(&m);
+        }
+        Move::Put { .. } => return false,
+    };
+    if board.piece_at(from) != Some(role.of(us)) {
+        return false;
+    }
+    // The target holds what the move says it takes (of theirs), or nothing.
+    let target = board.piece_at(to);
+    if target.map(|p| p.role) != capture || target.is_some_and(|p| p.color == us) {
+        return false;
+    }
+    let occupied = board.occupied();
+    let last_rank = match us {
+        Color::White => Rank::Eighth,
+        Color::Black => Rank::First,
+    };
+    let reaches = match role {
+        Role::Pawn => {
+            let promotes = to.rank() == last_rank;
+            let promotion_ok = match promotion {
+                None => !promotes,
+                Some(r) => promotes && !matches!(r, Role::Pawn | Role::King),
+            };
+            let (up, double_rank) = match us {
+                Color::White => (8, Rank::Fourth),
+                Color::Black => (-8, Rank::Fifth),
+            };
+            let step = if capture.is_some() {
+                pawn_attacks(us, from).contains(to)
+            } else if from.offset(up) == Some(to) {
+                true
+            } else {
+                from.offset(2 * up) == Some(to)
+                    && to.rank() == double_rank
+                    && from.offset(up).is_some_and(|mid| !occupied.contains(mid))
+            };
+            promotion_ok && step
+        }
+        _ if promotion.is_some() => false,
+        Role::Knight => knight_attacks(from).contains(to),
+        Role::Bishop => bishop_attacks(from, occupied).contains(to),
+        Role::Rook => rook_attacks(from, occupied).contains(to),
+        Role::Queen => queen_attacks(from, occupied).contains(to),
+        Role::King => {
+            return king_attacks(from).contains(to)
+                && board.attacks_to(to, !us, occupied).is_empty();
+        }
+    };
+    reaches && (!pinned_pieces(pos, king).contains(from) || aligned(from, to, king))
+}
+
+/// Appends every legal en-passant capture to `moves`, by origin square as
+/// shakmaty lists them (its own `en_passant_moves()` builds the whole legal
+/// move list to filter it). An en-passant capture is legal when, with both
+/// pawns gone from their squares and ours on the target, nothing but the
+/// captured pawn attacks our king: this also settles a check, whichever
+/// piece gives it.
+pub fn en_passant_moves(pos: &Chess, moves: &mut MoveList) {
+    let Some(to) = pos.maybe_ep_square() else {
+        return;
+    };
+    let board = pos.board();
+    let us = pos.turn();
+    let Some(king) = board.king_of(us) else {
+        return;
+    };
+    for from in board.pawns() & board.by_color(us) & pawn_attacks(!us, to) {
+        let captured = Square::from_coords(to.file(), from.rank());
+        let occupied = board.occupied().without(from).without(captured).with(to);
+        if board
+            .attacks_to(king, !us, occupied)
+            .without(captured)
+            .is_empty()
+        {
+            moves.push(Move::EnPassant { from, to });
+        }
+    }
+}
+
+/// Appends every legal quiet move (neither a capture nor a promotion) to
+/// `moves`, in the order of shakmaty's `legal_moves()`: pawn single steps,
+/// double steps, knight, bishop, rook, queen and king moves (by origin,
+/// then destination square), king-side castling, queen-side castling.
+pub fn quiet_moves(pos: &Chess, moves: &mut MoveList) {
+    debug_assert!(!pos.is_check());
+    let board = pos.board();
+    let us = pos.turn();
+    let ours = board.by_color(us);
+    let occupied = board.occupied();
+    let empty = !occupied;
+    let Some(king) = board.king_of(us) else {
+        return;
+    };
+    let pinned = pinned_pieces(pos, king);
+    let legal_from = |from: Square, to: Square| !pinned.contains(from) || aligned(from, to, king);
+    let mut push = |role: Role, from: Square, to: Square| {
+        if legal_from(from, to) {
+            moves.push(Move::Normal {
+                role,
+                from,
+                capture: None,
+                to,
+                promotion: None,
+            });
+        }
+    };
+
+    let (up, last_rank, double_rank) = match us {
+        Color::White => (8, Rank::Eighth, Rank::Fourth),
+        Color::Black => (-8, Rank::First, Rank::Fifth),
+    };
+    let single = (board.pawns() & ours).shift(up) & empty;
+    let double = single.shift(up) & Bitboard::from_rank(double_rank) & empty;
+    for (targets, back) in [
+        (single & !Bitboard::from_rank(last_rank), up),
+        (double, 2 * up),
+    ] {
+        for to in targets {
+            if let Some(from) = to.offset(-back) {
+                push(Role::Pawn, from, to);
+            }
+        }
+    }
+
+    for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+        for from in board.by_role(role) & ours {
+            let targets = match role {
+                Role::Knight => knight_attacks(from),
+                Role::Bishop => bishop_attacks(from, occupied),
+                Role::Rook => rook_attacks(from, occupied),
+                _ => queen_attacks(from, occupied),
+            } & empty;
+            for to in targets {
+                push(role, from, to);
+            }
+        }
+    }
+
+    // Not in check, so no slider sees the king: nothing hides behind it.
+    for to in king_attacks(king) & empty {
+        if board.attacks_to(to, !us, occupied).is_empty() {
+            push(Role::King, king, to);
+        }
+    }
+
+    for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+        if let Some(m) = castling_move(pos, king, side) {
+            moves.push(m);
+        }
+    }
+}
+
+/// The castling move to `side`, if it is legal: the right is kept, the
+/// squares between king and rook are free (but for those two), no square
+/// the king crosses or lands on is attacked, and none would be once the
+/// rook has moved (Chess960: the rook may have shielded the king's target).
+fn castling_move(pos: &Chess, king: Square, side: CastlingSide) -> Option<Move> {
+    let us = pos.turn();
+    let castles = pos.castles();
+    let rook = castles.rook(us, side)?;
+    let occupied = pos.board().occupied();
+    if (castles.path(us, side) & occupied).any() {
+        return None;
+    }
+    let king_to = side.king_to(us);
+    let after = occupied
+        .toggled(king)
+        .toggled(rook)
+        .toggled(side.rook_to(us));
+    if pos.king_attackers(king_to, !us, after).any() {
+        return None;
+    }
+    let without_king = occupied.toggled(king);
+    for sq in between(king, king_to).with(king) {
+        if pos.king_attackers(sq, !us, without_king).any() {
+            return None;
+        }
+    }
+    Some(Move::Castle { king, rook })
 }
 
 /// Our pieces that stand alone between our king and an enemy slider.
@@ -191,8 +409,231 @@ mod tests {
         v
     }
 
+    /// Castling, en passant, promotions, pins and checks.
+    const FENS: [&str; 6] = [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        "8/8/8/2k5/3Pp3/8/8/4K2Q b - d3 0 1",
+    ];
+
     fn key(m: Move) -> (Option<Square>, Square, Option<Role>) {
         (m.from(), m.to(), m.promotion())
+    }
+
+    /// The reference for [`quiet_moves`]: shakmaty's legal moves that are
+    /// neither captures nor promotions, in shakmaty's order.
+    fn quiet_reference(pos: &Chess) -> Vec<Move> {
+        pos.legal_moves()
+            .into_iter()
+            .filter(|m| !m.is_capture() && m.promotion().is_none())
+            .collect()
+    }
+
+    /// Checks [`quiet_moves`] against the reference, order included, in
+    /// every position of the tree below `pos` not in check, and
+    /// [`en_passant_moves`] against shakmaty's in every position; returns
+    /// how many castling and en-passant moves it met.
+    fn walk_quiets(pos: &Chess, depth: u32, checked: &mut u32) -> (u32, u32) {
+        let mut castles = 0;
+        let mut en_passant = MoveList::new();
+        en_passant_moves(pos, &mut en_passant);
+        assert_eq!(
+            en_passant,
+            pos.en_passant_moves(),
+            "{}",
+            Fen::from_position(pos, shakmaty::EnPassantMode::Always)
+        );
+        let mut en_passant = en_passant.len() as u32;
+        if !pos.is_check() {
+            let mut moves = MoveList::new();
+            quiet_moves(pos, &mut moves);
+            let got: Vec<Move> = moves.into_iter().collect();
+            assert_eq!(
+                got,
+                quiet_reference(pos),
+                "{}",
+                Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+            );
+            castles += got.iter().filter(|m| m.is_castle()).count() as u32;
+            *checked += 1;
+        }
+        if depth > 0 {
+            for m in pos.legal_moves() {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                let (c, e) = walk_quiets(&child, depth - 1, checked);
+                castles += c;
+                en_passant += e;
+            }
+        }
+        (castles, en_passant)
+    }
+
+    #[test]
+    fn quiet_and_en_passant_moves_are_shakmatys_in_its_order() {
+        let (mut checked, mut castles, mut en_passant) = (0, 0, 0);
+        for fen in FENS {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            let (c, e) = walk_quiets(&pos, 3, &mut checked);
+            castles += c;
+            en_passant += e;
+        }
+        // Chess960: castling with the rook or king on other files.
+        let suite = include_str!("../engine-tests/data/perft960.epd");
+        for line in suite.lines().step_by(40) {
+            let fen: Fen = line.split(';').next().unwrap().trim().parse().unwrap();
+            let pos: Chess = fen.into_position(CastlingMode::Chess960).unwrap();
+            let (c, e) = walk_quiets(&pos, 2, &mut checked);
+            castles += c;
+            en_passant += e;
+        }
+        assert!(checked > 150_000, "{checked}");
+        assert!(castles > 100_000, "{castles}");
+        assert!(en_passant > 1_000, "{en_passant}");
+    }
+
+    /// Moves close to `m`: another kind of piece, another capture, another
+    /// promotion, castling with the other rook.
+    fn neighbours(m: Move) -> Vec<Move> {
+        match m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => {
+                let normal = |role, capture, promotion| Move::Normal {
+                    role,
+                    from,
+                    capture,
+                    to,
+                    promotion,
+                };
+                vec![
+                    normal(Role::Knight, capture, promotion),
+                    normal(Role::Pawn, capture, promotion),
+                    normal(role, capture.xor(Some(Role::Pawn)), promotion),
+                    normal(role, capture, promotion.xor(Some(Role::Queen))),
+                    normal(role, capture, Some(Role::King)),
+                    Move::EnPassant { from, to },
+                    Move::Castle {
+                        king: from,
+                        rook: to,
+                    },
+                ]
+            }
+            Move::Castle { king, rook } => vec![Move::Castle {
+                king,
+                rook: rook.flip_horizontal(),
+            }],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The moves of our pieces to every square they would reach on an
+    /// empty board (pawns: one and two steps ahead, the two diagonals),
+    /// taking what stands there: pinned pieces, king steps into attack,
+    /// blocked paths and steps onto our own pieces among them.
+    fn pseudo_moves(pos: &Chess) -> Vec<Move> {
+        let board = pos.board();
+        let us = pos.turn();
+        let last = match us {
+            Color::White => Rank::Eighth,
+            Color::Black => Rank::First,
+        };
+        let mut moves = Vec::new();
+        for from in board.by_color(us) {
+            let role = board.role_at(from).unwrap();
+            let targets = match role {
+                Role::Pawn => {
+                    let up = if us == Color::White { 8 } else { -8 };
+                    let pushes: Bitboard = [from.offset(up), from.offset(2 * up)]
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    pushes | pawn_attacks(us, from)
+                }
+                Role::Knight => knight_attacks(from),
+                Role::Bishop => bishop_attacks(from, Bitboard::EMPTY),
+                Role::Rook => rook_attacks(from, Bitboard::EMPTY),
+                Role::Queen => queen_attacks(from, Bitboard::EMPTY),
+                Role::King => king_attacks(from),
+            };
+            for to in targets {
+                let promotion = (role == Role::Pawn && to.rank() == last).then_some(Role::Queen);
+                moves.push(Move::Normal {
+                    role,
+                    from,
+                    capture: board.role_at(to),
+                    to,
+                    promotion,
+                });
+            }
+        }
+        moves
+    }
+
+    /// Checks [`is_legal`] against shakmaty's in every position of the
+    /// tree below `pos`, for the legal moves of the position and of the
+    /// position two plies before (`earlier`, the same side to move), the
+    /// pseudo-moves of its pieces and moves close to those; returns how
+    /// many legal and illegal moves it judged.
+    fn walk_legality(pos: &Chess, parent: &[Move], earlier: &[Move], depth: u32) -> (u32, u32) {
+        let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+        let mut candidates: Vec<Move> = legal.iter().chain(earlier).copied().collect();
+        candidates.extend(legal.iter().chain(earlier).flat_map(|&m| neighbours(m)));
+        candidates.extend(pseudo_moves(pos));
+        let (mut yes, mut no) = (0, 0);
+        for m in candidates {
+            let expected = pos.is_legal(m);
+            assert_eq!(
+                is_legal(pos, m),
+                expected,
+                "{} {m:?}",
+                Fen::from_position(pos, shakmaty::EnPassantMode::Always)
+            );
+            if expected {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        if depth > 0 {
+            for &m in &legal {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                let (y, n) = walk_legality(&child, &legal, parent, depth - 1);
+                yes += y;
+                no += n;
+            }
+        }
+        (yes, no)
+    }
+
+    #[test]
+    fn is_legal_agrees_with_shakmaty() {
+        let (mut yes, mut no) = (0, 0);
+        let standard = FENS.iter().map(|f| (*f, CastlingMode::Standard));
+        let suite = include_str!("../engine-tests/data/perft960.epd");
+        let chess960 = suite
+            .lines()
+            .step_by(80)
+            .map(|l| (l.split(';').next().unwrap().trim(), CastlingMode::Chess960));
+        for (fen, mode) in standard.chain(chess960) {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+            let (y, n) = walk_legality(&pos, &[], &[], 2);
+            yes += y;
+            no += n;
+        }
+        assert!(yes > 1_000_000 && no > 5_000_000, "{yes} {no}");
     }
 
     fn walk(pos: &Chess, depth: u32, checked: &mut u32) {
@@ -222,14 +663,7 @@ mod tests {
     #[test]
     fn matches_filtered_legal_moves_over_whole_trees() {
         let mut checked = 0;
-        for fen in [
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
-            "8/8/8/2k5/3Pp3/8/8/4K2Q b - d3 0 1",
-        ] {
+        for fen in FENS {
             let pos: Chess = fen
                 .parse::<Fen>()
                 .unwrap()

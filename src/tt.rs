@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use shakmaty::{Chess, Move, Position, Role, Square};
 
+use crate::movegen::is_legal;
 use crate::parameters as params;
 use crate::score::{from_tt, to_tt};
 
@@ -82,7 +83,7 @@ impl PackedMove {
                 promotion,
             },
         };
-        pos.is_legal(m).then_some(m)
+        is_legal(pos, m).then_some(m)
     }
 }
 

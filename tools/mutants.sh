@@ -223,6 +223,36 @@ mutant selfplay-resume-build-unrecorded tools/selfplay.py \
 mutant played-line-not-shown src/threadpool.rs \
     's/    show_played_line(searcher, &played, job, started_pondering);/    let _ = show_played_line;/' \
     'cargo test --release --test move_shown the_move_played_is_the_move_shown'
+# --- gives_check on the bitboards (src/movepick/tests.rs) ------------------
+gives='cargo test --release -p kiraly --lib movepick::tests::gives_check_agrees_with_playing_the_move'
+mutant gives-check-no-discovered src/movegen.rs \
+    's/    (uncovered \& ours).any()$/    (uncovered \& ours).any() \&\& false/' "$gives"
+mutant gives-check-promotion-ignored src/movegen.rs \
+    's/let direct = match promotion.unwrap_or(role) {/let direct = match role {/' "$gives"
+# --- the quiet stage's generator (src/movegen.rs) ---------------------------
+quiets='cargo test --release -p kiraly --lib movegen::tests::quiet_and_en_passant_moves_are_shakmatys'
+mutant quiet-moves-order-swapped src/movegen.rs \
+    's/    for role in \[Role::Knight, Role::Bishop, Role::Rook, Role::Queen\] {/    for role in [Role::Knight, Role::Rook, Role::Bishop, Role::Queen] {/' "$quiets"
+mutant quiet-moves-castle-into-check src/movegen.rs \
+    's/    if pos.king_attackers(king_to, !us, after).any() {/    if false \&\& pos.king_attackers(king_to, !us, after).any() {/' "$quiets"
+mutant en-passant-captured-square src/movegen.rs \
+    's/        let captured = Square::from_coords(to.file(), from.rank());/        let captured = from;/' "$quiets"
+# --- the incremental key, after moves and null moves (src/board.rs) ---------
+keys='cargo test --release -p kiraly --lib board::tests::incremental_keys_equal_full_keys'
+mutant key-castling-rights-ignored src/board.rs \
+    's/key ^= Zobrist64::zobrist_for_castling_right(color, side).0;/key ^= 0;/' "$keys"
+mutant key-child-en-passant-ignored src/board.rs \
+    's/ ^ turn_key() ^ en_passant_key(\&pos);/ ^ turn_key();/' "$keys"
+mutant null-key-en-passant-ignored src/board.rs \
+    's/let key = self.key ^ turn_key() ^ en_passant_key(\&self.pos);/let key = self.key ^ turn_key();/' "$keys"
+# --- move legality on the bitboards (src/movegen.rs) ------------------------
+legal='cargo test --release -p kiraly --lib movegen::tests::is_legal_agrees_with_shakmaty'
+mutant legal-pin-ignored src/movegen.rs \
+    's/    reaches \&\& (!pinned_pieces(pos, king).contains(from) || aligned(from, to, king))/    reaches/' "$legal"
+mutant legal-double-step-through-piece src/movegen.rs \
+    's/                    \&\& from.offset(up).is_some_and(|mid| !occupied.contains(mid))/                    \&\& true/' "$legal"
+mutant legal-king-into-attack src/movegen.rs \
+    's/                \&\& board.attacks_to(to, !us, occupied).is_empty();/;/' "$legal"
 if [ "${1:-}" = --check ]; then
     # Fast: every edit still applies to this tree (no build, no test).
     stale=0

@@ -12,9 +12,9 @@
 //!    capture history; a losing one is kept for stage 5;
 //! 3. the two killer moves and the counter-move to the previous move, each
 //!    when it is legal and quiet here;
-//! 4. the quiet moves, generated and scored (butterfly plus continuation
-//!    history, one and two plies back) only now; the moves of stages 1 and
-//!    3 are left out;
+//! 4. the quiet moves, generated (by `movegen::quiet_moves`, which makes
+//!    only them) and scored (butterfly plus continuation history, one and
+//!    two plies back) only now; the moves of stages 1 and 3 are left out;
 //! 5. the noisy moves that lose material, in the order of stage 2, then the
 //!    underpromotions.
 //!
@@ -48,7 +48,7 @@ mod scored;
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role};
 
 use crate::history::{piece_to, ButterflyHistory, CaptureHistory, PIECE_TO};
-use crate::movegen::{gives_check, noisy_moves};
+use crate::movegen::{gives_check, is_legal, noisy_moves, quiet_moves};
 use crate::parameters as params;
 use crate::see::{see_ge, see_value};
 
@@ -233,7 +233,7 @@ impl<'a> MovePicker<'a> {
                     while self.next < self.refutations.len() {
                         let r = self.refutations[self.next];
                         self.next += 1;
-                        if let Some(m) = r.filter(|&m| is_quiet(m) && self.pos.is_legal(m)) {
+                        if let Some(m) = r.filter(|&m| is_quiet(m) && is_legal(self.pos, m)) {
                             if !self.skip_quiets || gives_check(self.pos, m) {
                                 return Some(m);
                             }
@@ -360,9 +360,18 @@ impl<'a> MovePicker<'a> {
     /// before), scored.
     fn generate_quiets(&mut self, ctx: &OrderingContext<'_>) {
         if !self.quiets_generated {
-            let all = self.pos.legal_moves();
+            quiet_moves(self.pos, &mut self.moves);
+            // Those returned before leave, the others keep their order.
             let refutations = Refutations::of(self.refutations);
-            self.append_from(&all, |m| is_quiet(m) && !refutations.holds(m));
+            let mut kept = self.quiet_start;
+            for i in self.quiet_start..self.moves.len() {
+                let m = self.moves[i];
+                if Some(m) != self.tt_move && !refutations.holds(m) {
+                    self.moves[kept] = m;
+                    kept += 1;
+                }
+            }
+            self.moves.truncate(kept);
         }
         let side = self.pos.turn();
         for i in self.quiet_start..self.moves.len() {
@@ -376,10 +385,14 @@ impl<'a> MovePicker<'a> {
 /// lazily, as a cutoff usually comes before the list is used up.
 #[inline]
 fn select_best(moves: &mut [Move], scores: &mut [i32], next: usize, end: usize) -> Move {
+    // The best score so far is kept in hand and the slice is cut to the
+    // range once, so the scan neither reloads nor bounds-checks.
     let mut best = next;
-    for i in next + 1..end {
-        if scores[i] > scores[best] {
-            best = i;
+    let mut best_score = scores[next];
+    for (i, &score) in scores[next + 1..end].iter().enumerate() {
+        if score > best_score {
+            best_score = score;
+            best = next + 1 + i;
         }
     }
     moves.swap(next, best);

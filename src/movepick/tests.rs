@@ -240,16 +240,95 @@ fn skip_quiets_drops_the_quiet_moves_left_but_the_checks() {
     assert!(checks_kept > 1_000, "{checks_kept}");
 }
 
+/// The kinds of check a move can give, counted so the test shows that
+/// each was met: by the piece moved, by a piece it uncovers, by a promoted
+/// piece, by castling (the rook), by en passant.
+#[derive(Default, Debug)]
+struct CheckKinds {
+    direct: usize,
+    discovered: usize,
+    double: usize,
+    promotion: usize,
+    castling: usize,
+    en_passant: usize,
+}
+
+/// Positions rich in the rarer checks, and every position two plies after
+/// each: en passant that checks directly, through the captured pawn's rank
+/// and through the diagonal the capturing pawn leaves; discovered and
+/// double checks by knight, rook, king and promotion; castling into check
+/// on both sides.
+fn rare_check_positions() -> Vec<Chess> {
+    let fens = [
+        "8/8/8/2k5/3Pp3/8/4K3/8 b - d3 0 1",
+        "8/8/8/R2pP2k/8/8/8/4K3 w - d6 0 1",
+        "7k/8/8/3pP3/8/8/8/B3K3 w - d6 0 1",
+        "4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1",
+        "4k3/8/8/8/8/8/4K3/4R3 w - - 0 1",
+        "4k3/8/8/4B3/8/8/8/Q5K1 w - - 0 1",
+        "1r1q4/P1P3P1/8/6k1/8/8/8/B3K2R w K - 0 1",
+        "3k4/8/8/8/8/8/8/R3K3 w Q - 0 1",
+        "4k3/1B6/8/3P4/8/5K2/8/7R w - - 0 1",
+    ];
+    let mut all = Vec::new();
+    for fen in fens {
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        for m in pos.legal_moves() {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            for reply in child.legal_moves() {
+                let mut grandchild = child.clone();
+                grandchild.play_unchecked(reply);
+                all.push(grandchild);
+            }
+            all.push(child);
+        }
+        all.push(pos);
+    }
+    all
+}
+
 #[test]
 fn gives_check_agrees_with_playing_the_move() {
-    let mut count = 0;
-    for pos in positions() {
+    let mut kinds = CheckKinds::default();
+    let mut quiet_checks = 0;
+    for pos in positions().into_iter().chain(rare_check_positions()) {
         for m in pos.legal_moves() {
-            assert_eq!(gives_check(&pos, m), checks(&pos, m), "{} {m:?}", fen(&pos));
-            count += usize::from(checks(&pos, m));
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let checkers = after.checkers();
+            assert_eq!(gives_check(&pos, m), checkers.any(), "{} {m:?}", fen(&pos));
+            if checkers.is_empty() {
+                continue;
+            }
+            quiet_checks += usize::from(is_quiet(m));
+            match m {
+                Move::Castle { .. } => kinds.castling += 1,
+                Move::EnPassant { .. } => kinds.en_passant += 1,
+                _ if m.promotion().is_some() => kinds.promotion += 1,
+                _ => {}
+            }
+            if checkers.contains(m.to()) {
+                kinds.direct += 1;
+            }
+            if checkers.without(m.to()).any() {
+                kinds.discovered += 1;
+            }
+            kinds.double += usize::from(checkers.more_than_one());
         }
     }
-    assert!(count > 5_000, "{count}");
+    // Every kind, often enough that a mistake in any would show.
+    assert!(quiet_checks > 5_000, "{quiet_checks}");
+    assert!(kinds.direct > 5_000, "{kinds:?}");
+    assert!(kinds.discovered > 300, "{kinds:?}");
+    assert!(kinds.double > 10, "{kinds:?}");
+    assert!(kinds.promotion > 1_000, "{kinds:?}");
+    assert!(kinds.castling > 50, "{kinds:?}");
+    assert!(kinds.en_passant > 3, "{kinds:?}");
 }
 
 #[test]

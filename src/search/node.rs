@@ -397,8 +397,9 @@ impl Searcher {
                 continue;
             }
             let quiet = is_quiet(m);
-            // Steps 13a, 13b and 13d prune moves near the leaves once one
-            // move has a score.
+            // Steps 13a, 13d and 13b (in that order, cheapest first) prune
+            // moves near the leaves once one move has a score, all before
+            // the move is made.
             let scored = self.root.selective && best_score > -MATE_BOUND;
 
             // Step 13a. Late move pruning (~88 Elo): once enough quiet
@@ -420,6 +421,28 @@ impl Searcher {
                 }
             }
 
+            // Step 13d. Futility pruning (~59 Elo): a quiet move cannot
+            // lift a static evaluation this far below alpha. Not at PV
+            // nodes, not in check, not a move that gives check. Decided
+            // before the move is made; the conditions only tighten as the
+            // loop goes on (alpha rises), so every quiet move after this one
+            // would be pruned too: the picker drops those that give no
+            // check, as for late-move pruning.
+            if scored
+                && quiet
+                && !root
+                && !pv_node
+                && !in_check
+                && searched > 0
+                && depth <= params::futility_max_depth()
+                && eval + params::futility_base() + params::futility_margin() * depth <= alpha
+            {
+                picker.skip_quiets();
+                if !gives_check(&board.pos, m) {
+                    continue;
+                }
+            }
+
             // Step 13b. SEE pruning (~25 Elo).
             if scored
                 && !root
@@ -431,6 +454,8 @@ impl Searcher {
             if root && self.verbose {
                 self.report_current_move(m, searched + 1, depth, ctx);
             }
+            // Every pruning decision taken from this position is behind:
+            // only now is the move made and the net's accumulators updated.
             let child = board.play(m);
             self.accumulators
                 .push_move(ply, &board.pos, m, child.pos.board());
@@ -442,22 +467,6 @@ impl Searcher {
             // are searched a ply deeper), and the singular move of step 12.
             let extension = i32::from(gives_check) + i32::from(singular_move == Some(m));
             let new_depth = depth - 1 + extension;
-
-            // Step 13d. Futility pruning (~59 Elo): a quiet move cannot
-            // lift a static evaluation this far below alpha. Not at PV
-            // nodes, not in check, not a move that gives check.
-            if scored
-                && quiet
-                && !root
-                && !pv_node
-                && !in_check
-                && !gives_check
-                && searched > 0
-                && depth <= params::futility_max_depth()
-                && eval + params::futility_base() + params::futility_margin() * depth <= alpha
-            {
-                continue;
-            }
 
             // Step 13e. The first move is searched with the full window;
             // below a PV node it is a PV node (unless step 2 or 4 closed the
