@@ -115,8 +115,9 @@ def parse_tree(tokens, i):
     return [[]], i
 
 
-def modules(src=SRC):
+def modules(src=None):
     """Maps each top-level module name to its files."""
+    src = SRC if src is None else src  # read at call time, so tests can point it elsewhere
     found = {}
     for root, _, files in os.walk(src):
         for f in files:
@@ -127,8 +128,9 @@ def modules(src=SRC):
     return found
 
 
-def long_files(src=SRC, limit=MAX_LINES):
+def long_files(src=None, limit=MAX_LINES):
     """The files of `src` longer than `limit` lines, as (path, lines), longest first."""
+    src = SRC if src is None else src  # read at call time, so tests can point it elsewhere
     found = []
     for files in modules(src).values():
         for rel in files:
@@ -139,7 +141,8 @@ def long_files(src=SRC, limit=MAX_LINES):
     return sorted(found, key=lambda f: (-f[1], f[0]))
 
 
-def edges(src=SRC):
+def edges(src=None):
+    src = SRC if src is None else src  # read at call time, so tests can point it elsewhere
     mods = modules(src)
     graph = {m: set() for m in mods}
     for mod, files in mods.items():
