@@ -277,7 +277,7 @@ mod tests {
                     let r = next();
                     if ply > 0 && (r % 6 == 0 || ply == max_ply) {
                         let back = 1 + (r / 6) as usize % 3;
-                        line.truncate((line.len() - back).max(1));
+                        line.truncate(line.len().saturating_sub(back).max(1));
                         continue;
                     }
                     let pos = &line[ply];
