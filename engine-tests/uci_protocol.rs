@@ -821,8 +821,8 @@ fn clear_hash_empties_the_table() {
     let fresh = nodes(&mut e);
     eprintln!("first {first}, warm {warm}, after Clear Hash {cleared}, after ucinewgame {fresh}");
     assert_eq!(fresh, first, "ucinewgame must repeat the first search");
-    // With the generation-5 net (bench 1734357) the counts at depth 9 are
-    // 19951, 6863, 8794, 19951 (generation 4: 15276, 3665, 13136, 15276;
+    // With the generation-5 net (bench 1781776) the counts at depth 9 are
+    // 11010, 4122, 12308, 11010 (generation 4: 15276, 3665, 13136, 15276;
     // generation 3: 13957, 6874, 8816, 13957):
     // three quarters off for the warm table, and Clear Hash
     // gives part of it back (the histories stay warm). An ignored Clear
