@@ -235,6 +235,9 @@ mutant spsa-apply-unclamped tools/spsa.py \
 mutant spsa-apply-drops-separators tools/spsa.py \
     's/return f"{value:_}" if "_" in like else str(value)/return str(value)/' \
     "$py -m unittest tools.test_spsa.Apply"
+mutant spsa-openbench-values-misread tools/spsa.py \
+    's/values\[name\] = float(value)/values[name] = float(value) + 1/' \
+    "$py -m unittest tools.test_spsa.Apply"
 mutant spsa-restarts-instead-of-resuming tools/spsa.py \
     's/if os.path.exists(args.state):/if False:/' "$py -m unittest tools.test_spsa.Resume"
 mutant spsa-state-saved-only-at-the-end tools/spsa.py \

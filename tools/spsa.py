@@ -52,6 +52,7 @@ Commands:
         --concurrency 2 --state spsa.json       # start, or resume spsa.json
     tools/spsa.py --openbench                   # OpenBench's SPSA input lines
     tools/spsa.py --apply --state spsa.json     # theta into src/parameters.rs
+    tools/spsa.py --apply --values optimal.txt  # an OpenBench tune's values
 
 The state file is rewritten (atomically) after every iteration; running the
 same command again after an interruption continues with the next iteration.
@@ -305,6 +306,17 @@ def rust_literal(value, like):
     return f"{value:_}" if "_" in like else str(value)
 
 
+def read_values(path):
+    """`name, value` lines (OpenBench's optimal values of a tune)."""
+    values = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                name, value = (x.strip() for x in line.split(","))
+                values[name] = float(value)
+    return values
+
+
 def apply_values(path, values):
     """Rewrites the default of each named parameter in src/parameters.rs
     (the first number of its declaration, nothing else), clamped to its
@@ -342,9 +354,13 @@ def parse_args(argv):
     mode.add_argument("--openbench", action="store_true",
                       help="print OpenBench's SPSA input for the parameters and exit")
     mode.add_argument("--apply", action="store_true",
-                      help="write the state's values into the parameters file and exit")
+                      help="write the state's values (or --values') into the parameters file "
+                      "and exit")
     p.add_argument("--state", default="spsa-state.json",
                    help="state file: created, or resumed when it exists (default %(default)s)")
+    p.add_argument("--values", metavar="FILE",
+                   help="with --apply: `name, value` lines, as an OpenBench tune's "
+                   "optimal values, instead of the state")
     p.add_argument("--parameters-file", default=PARAMETERS_RS,
                    help="the declarations to read and --apply to (default src/parameters.rs)")
     p.add_argument("--params", help="comma-separated names or globs to tune (default: all)")
@@ -429,8 +445,11 @@ def main(argv=None):
         print("\n".join(openbench_lines(params)))
         return 0
     if args.apply:
-        state = load_state(args.state)
-        values = {p["name"]: p["value"] for p in state["params"]}
+        if args.values:
+            values = read_values(args.values)
+        else:
+            state = load_state(args.state)
+            values = {p["name"]: p["value"] for p in state["params"]}
         changed = apply_values(args.parameters_file, values)
         print(f"{args.parameters_file}: {len(changed)} of {len(values)} defaults changed"
               + (f" ({', '.join(changed)})" if changed else ""))

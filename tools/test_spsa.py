@@ -206,6 +206,23 @@ class Apply(unittest.TestCase):
                          {"rfp_margin": 84, "lmr_history_divisor": 13000,
                           "stability_0_pct": 250, "moves_to_go": 30})
 
+    def test_apply_reads_openbench_optimal_values(self):
+        tmp = tempfile.mkdtemp(prefix="spsa-test-")
+        self.addCleanup(shutil.rmtree, tmp)
+        rs = os.path.join(tmp, "parameters.rs")
+        shutil.copy(PARAMETERS_RS, rs)
+        values = os.path.join(tmp, "optimal.txt")
+        with open(values, "w", encoding="utf-8") as f:
+            f.write("rfp_margin, 91\naspiration_delta, 17\n")
+        out = subprocess.run([sys.executable, SPSA, "--apply", "--values", values,
+                              "--parameters-file", rs], capture_output=True, text=True,
+                             timeout=HUNG)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        got = {p["name"]: p["default"] for p in spsa.read_parameters(rs)}
+        want = {p["name"]: p["default"] for p in spsa.read_parameters(PARAMETERS_RS)}
+        want.update(rfp_margin=91, aspiration_delta=17)
+        self.assertEqual(got, want)
+
 
 class Resume(unittest.TestCase):
     """A tune through match.py with mock engines, killed mid-iteration and
