@@ -239,7 +239,7 @@ mutant spsa-openbench-values-misread tools/spsa.py \
     's/values\[name\] = float(value)/values[name] = float(value) + 1/' \
     "$py -m unittest tools.test_spsa.Apply"
 mutant spsa-restarts-instead-of-resuming tools/spsa.py \
-    's/if os.path.exists(args.state):/if False:/' "$py -m unittest tools.test_spsa.Resume"
+    's/^    if os.path.exists(args.state):/    if False:/' "$py -m unittest tools.test_spsa.Resume"
 mutant spsa-state-saved-only-at-the-end tools/spsa.py \
     's/^            save_state(state, args.state)$/            pass/' \
     "$py -m unittest tools.test_spsa.Resume"

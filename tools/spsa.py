@@ -210,9 +210,15 @@ def step(state, play):
                    .randrange(1 << 31))
     update(state, flips, steps, w, l)
     state["iteration"] = k
-    state["history"].append({"iteration": k, "w": w, "d": d, "l": l, "flips": flips,
-                             "c": [s[0] for s in steps], "r": [s[1] for s in steps]})
+    state["history"].append({"iteration": k, "w": w, "d": d, "l": l,
+                             "flips": flips_text(flips)})
     return w, d, l
+
+
+def flips_text(flips):
+    """The signs of an iteration, one character per parameter (`+-+`): a
+    tune of many parameters and iterations keeps a small state file."""
+    return "".join("+" if f > 0 else "-" for f in flips)
 
 
 # --- the state file ---------------------------------------------------------
@@ -278,6 +284,12 @@ def match_player(engine, tc=None, nodes=None, book=None, concurrency=1, hash_mb=
             with open(result, encoding="utf-8") as f:
                 js = json.load(f)
             pairing = js["pairings"][0]
+            for name, engine_js in js.get("engines", {}).items():
+                failed = {k: v for k, v in engine_js.get("failures", {}).items() if v}
+                if failed:
+                    # Counted as losses, as OpenBench counts them; shown
+                    # because a tuned value may be what makes it fail.
+                    print(f"warning: {name} failed: {failed}", file=sys.stderr, flush=True)
             if pairing["games"] != 2 * pairs:
                 raise SystemExit(f"spsa: match.py played {pairing['games']} of {2 * pairs} games")
             return pairing["wins"], pairing["draws"], pairing["losses"]
@@ -400,9 +412,6 @@ def run(args):
         params = select(read_parameters(args.parameters_file), args.params)
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
         state = new_state(params, args.iterations or 1000, args.pairs or 1, seed)
-        save_state(state, args.state)
-        print(f"new tune {args.state}: {len(params)} parameters, {state['iterations']} "
-              f"iterations of {state['pairs']} pair(s), seed {seed}", flush=True)
     # The games' settings come from this command line, else from the start.
     settings = state["match"]
     for key in ("engine", "tc", "nodes", "book"):
@@ -412,6 +421,11 @@ def run(args):
         raise SystemExit("spsa: --engine is required (the `--features tune` build)")
     if not settings.get("tc") and not settings.get("nodes"):
         raise SystemExit("spsa: give --tc or --nodes")
+    if not os.path.exists(args.state):
+        save_state(state, args.state)
+        print(f"new tune {args.state}: {len(state['params'])} parameters, "
+              f"{state['iterations']} iterations of {state['pairs']} pair(s), "
+              f"seed {state['seed']}", flush=True)
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     play = match_player(settings["engine"], settings.get("tc"), settings.get("nodes"),
                         settings.get("book"), args.concurrency, args.hash,

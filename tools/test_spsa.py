@@ -286,7 +286,7 @@ class Resume(unittest.TestCase):
             p["value"] = float(p["start"])
         for h in state["history"]:
             flips, _, _, steps = spsa.perturbation(replay, h["iteration"])
-            self.assertEqual(flips, h["flips"])
+            self.assertEqual(spsa.flips_text(flips), h["flips"])
             self.assertEqual(2, h["w"] + h["d"] + h["l"])
             spsa.update(replay, flips, steps, h["w"], h["l"])
         for got, want in zip(state["params"], replay["params"]):
