@@ -63,3 +63,29 @@ fn every_parameter_is_a_spin_option_that_changes_the_search() {
     );
     assert_eq!(nodes_at_depth_8(&set(rfp.max + 1)), default);
 }
+
+/// `tools/spsa.py --openbench` reads src/parameters.rs with a pattern of its
+/// own; its lines must be the compiled declarations, with the c_end and
+/// r_end the local tuner uses (a twentieth of the range, at least 1; 0.002).
+#[test]
+fn spsa_openbench_input_lists_every_declared_parameter() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let output = std::process::Command::new("python3")
+        .arg(format!("{root}/tools/spsa.py"))
+        .arg("--openbench")
+        .output()
+        .expect("python3 runs tools/spsa.py");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
+    let expected: Vec<String> = ALL
+        .iter()
+        .map(|p| {
+            let c_end = (f64::from(p.max - p.min) / 20.0).max(1.0);
+            format!(
+                "{}, int, {}, {}, {}, {}, 0.002",
+                p.name, p.default, p.min, p.max, c_end
+            )
+        })
+        .collect();
+    assert_eq!(text.lines().collect::<Vec<_>>(), expected);
+}

@@ -209,6 +209,44 @@ mutant tune-parameter-not-set src/parameters.rs \
     's/values::VALUES\[i\].store(value, std::sync::atomic::Ordering::Relaxed);/let _ = (i, value);/' \
     'cargo test --profile checked -p kiraly --features tune --test tune'
 
+# --- the SPSA tuner (tools/test_spsa.py; its OpenBench lines, tune.rs) -----
+spsa_math="$py -m unittest tools.test_spsa.WorkedExample"
+mutant spsa-update-sign tools/spsa.py \
+    's/p\["value"\] + r_k \* c_k \* (wins - losses) \* flip/p["value"] - r_k * c_k * (wins - losses) * flip/' \
+    "$spsa_math"
+mutant spsa-c-decay-by-alpha tools/spsa.py \
+    's/c_k = max(c \/ k \*\* gamma, MIN_INT_C)/c_k = max(c \/ k ** alpha, MIN_INT_C)/' "$spsa_math"
+mutant spsa-a-without-big-a tools/spsa.py \
+    's/a_k = a \/ (big_a + k) \*\* alpha/a_k = a \/ k ** alpha/' "$spsa_math"
+mutant spsa-no-least-int-step tools/spsa.py 's/^MIN_INT_C = 0.5/MIN_INT_C = 0.0/' "$spsa_math"
+mutant spsa-nearest-rounding tools/spsa.py 's/math.floor(up + u)/round(up)/' "$spsa_math"
+mutant spsa-plus-unclamped tools/spsa.py \
+    's/plus\[p\["name"\]\] = int(clamp(math.floor(up + u), p\["min"\], p\["max"\]))/plus[p["name"]] = int(math.floor(up + u))/' \
+    "$spsa_math"
+mutant spsa-openbench-c-end-tenth tools/spsa.py \
+    's/max((hi - lo) \/ 20, 1.0)/max((hi - lo) \/ 10, 1.0)/' \
+    "$py -m unittest tools.test_spsa.OpenBenchInput"
+mutant spsa-no-separators-in-literals tools/spsa.py \
+    's/(?P<default>\[0-9\]\[0-9_\]\*)/(?P<default>[0-9]+)/' \
+    'cargo test --profile checked -p kiraly --features tune --test tune spsa_openbench'
+mutant spsa-apply-unclamped tools/spsa.py \
+    's/new = int(clamp(round(values\[m\["name"\]\]), lo, hi))/new = int(round(values[m["name"]]))/' \
+    "$py -m unittest tools.test_spsa.Apply"
+mutant spsa-apply-drops-separators tools/spsa.py \
+    's/return f"{value:_}" if "_" in like else str(value)/return str(value)/' \
+    "$py -m unittest tools.test_spsa.Apply"
+mutant spsa-openbench-values-misread tools/spsa.py \
+    's/values\[name\] = float(value)/values[name] = float(value) + 1/' \
+    "$py -m unittest tools.test_spsa.Apply"
+mutant spsa-restarts-instead-of-resuming tools/spsa.py \
+    's/^    if os.path.exists(args.state):/    if False:/' "$py -m unittest tools.test_spsa.Resume"
+mutant spsa-state-saved-only-at-the-end tools/spsa.py \
+    's/^            save_state(state, args.state)$/            pass/' \
+    "$py -m unittest tools.test_spsa.Resume"
+mutant spsa-flips-unseeded tools/spsa.py \
+    's/rng = random.Random(f"{state\[.seed.\]}:{k}")/rng = random.Random()/' \
+    "$py -m unittest tools.test_spsa.Resume"
+
 # --- the generator service (tools/test_selfplay.py, datagen's Chess960) ----
 mutant match-never-holds-generator tools/match.py \
     's/selfplay.hold("match", clocked and not args.no_pause_generator)/selfplay.hold("match", False and clocked)/' \
