@@ -19,28 +19,9 @@ NATIVE ?= -C target-cpu=native
 
 .PHONY: all test test-imports test-engine test-checked test-tools test-ecosystem venv bench selfplay clean release release-setup test-release
 
-# Profile-guided optimisation: an instrumented build runs `bench`, and the
-# final build is laid out by what that run did. It needs the llvm-profdata of
-# the compiler's own LLVM (`rustup component add llvm-tools`); without it, or
-# with `make PGO=`, the plain build. Either way the search is the same (the
-# same bench node count).
-PGO ?= 1
-LLVM_PROFDATA ?= $(firstword $(wildcard $(shell rustc --print sysroot 2>/dev/null)/lib/rustlib/*/bin/llvm-profdata))
-PGO_DATA = $(abspath target/pgo-data)
-
 all:
-ifneq ($(and $(PGO),$(LLVM_PROFDATA)),)
-	rm -rf "$(PGO_DATA)"
-	RUSTFLAGS="$(NATIVE) -C profile-generate=$(PGO_DATA)" $(CARGO) build --release --bin kiraly --target-dir target/pgo-generate
-	KIRALY_NO_GENERATOR_PAUSE=1 target/pgo-generate/release/kiraly bench > /dev/null
-	"$(LLVM_PROFDATA)" merge -o "$(PGO_DATA)/merged.profdata" "$(PGO_DATA)"
-	RUSTFLAGS="$(NATIVE) -C profile-use=$(PGO_DATA)/merged.profdata" $(CARGO) build --release --bin kiraly --target-dir target/native-pgo
-	cp target/native-pgo/release/kiraly "$(EXE)"
-else
-	@$(if $(PGO),echo "make: no llvm-profdata for this compiler (rustup component add llvm-tools): building without PGO",true)
 	RUSTFLAGS="$(NATIVE)" $(CARGO) build --release --bin kiraly --target-dir target/native
 	cp target/native/release/kiraly "$(EXE)"
-endif
 
 test: all test-imports test-engine test-checked test-tools test-ecosystem
 
