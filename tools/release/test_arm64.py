@@ -27,17 +27,20 @@ The checks:
 """
 
 import os
-import queue
 import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import unittest
 
 import chess
 import chess.engine
+
+# The shared engine process of the release tests, beside this script (also
+# when test_release_skip.py loads this file by its path).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from uci_process import UciProcess, bestmove_of  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -84,63 +87,9 @@ def arm64_command(*args):
     return [QEMU, "-L", prefix, EXE, *args]
 
 
-class Engine:
-    """One engine process, spoken to line by line."""
-
-    def __init__(self, command, transcript=None):
-        self.proc = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, cwd=REPO)
-        self.lines = queue.Queue()
-        self.transcript = transcript if transcript is not None else []
-        self.stderr = []
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
-
-    def _read(self):
-        for raw in self.proc.stdout:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            self.transcript.append("< " + line)
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def _read_stderr(self):
-        for raw in self.proc.stderr:
-            self.stderr.append(raw.decode("utf-8", "replace").rstrip())
-
-    def send(self, command):
-        self.transcript.append("> " + command)
-        self.proc.stdin.write(command.encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def expect(self, predicate, timeout=REPLY_TIMEOUT, what="a reply"):
-        """The lines up to and including the first that `predicate` accepts."""
-        deadline = time.monotonic() + timeout
-        seen = []
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"no {what} within {timeout} s; got {seen[-5:]}; "
-                                     f"stderr {self.stderr[-5:]}")
-            try:
-                line = self.lines.get(timeout=left)
-            except queue.Empty:
-                continue
-            if line is None:
-                raise AssertionError(f"engine exited before {what}; got {seen[-5:]}; "
-                                     f"stderr {self.stderr[-5:]}")
-            seen.append(line)
-            if predicate(line):
-                return seen
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-
-
-def bestmove_of(lines):
-    return lines[-1].split()[1]
+def Engine(command, transcript=None):
+    """The ARM64 binary under qemu (`command`)."""
+    return UciProcess(command, cwd=REPO, reply_timeout=REPLY_TIMEOUT, transcript=transcript)
 
 
 def bench_nodes(command):
