@@ -14,7 +14,6 @@ file (or a folder of files) of its own.
 
     python3 tools/import_graph.py              # exit 1 and print any cycle or long file
     python3 tools/import_graph.py --edges      # also print the graph, layer by layer
-    python3 tools/import_graph.py --self-test  # check the checks on made-up trees
 
 Standard library only, so it runs before any set-up.
 """
@@ -206,61 +205,10 @@ def layers(graph):
     return height
 
 
-def self_test():
-    """Runs both checks on small made-up trees: each must pass a good tree
-    and catch a bad one. Returns the failures, as messages."""
-    import shutil
-    import tempfile
-
-    made = []
-
-    def tree(files):
-        root = tempfile.mkdtemp(prefix="import_graph_")
-        made.append(root)
-        for rel, text in files.items():
-            path = os.path.join(root, rel)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        return root
-
-    failures = []
-    try:
-        check_trees(tree, failures)
-    finally:
-        for root in made:
-            shutil.rmtree(root, ignore_errors=True)
-    return failures
-
-
-def check_trees(tree, failures):
-    """The cases of `self_test`: `tree` makes a src/ folder from {path: text}."""
-    one_way = tree({
-        "a.rs": "use crate::b::X;\n",
-        "b/mod.rs": "use super::c::Y;\n// crate::a in a comment\n",
-        "b/c.rs": '#[cfg(test)]\nmod tests { use crate::a::Z; }\nconst S: &str = "crate::a";\n',
-    })
-    if find_cycle(edges(one_way)):
-        failures.append("a one-way tree (comment, string, test and submodule uses) was called a cycle")
-    cycle = tree({"a.rs": "use crate::b::X;\n", "b.rs": "use crate::{c::Y, d};\n", "c.rs": "fn f() { crate::a::g(); }\n"})
-    if find_cycle(edges(cycle)) != ["a", "b", "c", "a"]:
-        failures.append(f"the cycle a -> b -> c -> a was not found: {find_cycle(edges(cycle))}")
-    sizes = tree({"short.rs": "\n" * MAX_LINES, "deep/long.rs": "\n" * (MAX_LINES + 1)})
-    if long_files(sizes) != [(os.path.join("deep", "long.rs"), MAX_LINES + 1)]:
-        failures.append(f"a file of {MAX_LINES + 1} lines and one of {MAX_LINES}: {long_files(sizes)}")
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--edges", action="store_true", help="print the graph, layer by layer")
-    ap.add_argument("--self-test", action="store_true", help="check the checks on made-up trees")
     args = ap.parse_args()
-    if args.self_test:
-        failures = self_test()
-        for f in failures:
-            print("self-test: " + f)
-        print("self-test: " + ("FAILED" if failures else "both checks pass a good tree and catch a bad one"))
-        return 1 if failures else 0
     graph = edges()
     cycle = find_cycle(graph)
     if cycle:

@@ -187,6 +187,9 @@ mutant import-graph-counts-test-code tools/import_graph.py \
 mutant import-graph-sees-no-cycle tools/import_graph.py \
     's/return stack\[stack.index(n):\] + \[n\]/return None/' \
     "$py -m unittest tools/test_import_graph.py"
+mutant import-graph-allows-long-files tools/import_graph.py \
+    's/            if lines > limit:/            if lines > limit + 1:/' \
+    "$py -m unittest tools/test_import_graph.py"
 
 # --- timing measured by the engine's own clock or CPU time (finding 9) ------
 mutant movetime-overhead-ignored src/time.rs \

@@ -1,7 +1,7 @@
 """Self-test of tools/import_graph.py on small made-up source trees: the
 edges it sees (use-trees, `kiraly::` in main.rs, submodules counted as their
 parent) and those it must not (comments, strings, `#[cfg(test)]` items,
-`super::`), and that a cycle fails the check.
+`super::`), and that a cycle or a file over the line limit fails the check.
 
     python3 -m unittest tools/test_import_graph.py
 """
@@ -77,6 +77,14 @@ class ImportGraph(unittest.TestCase):
         code, out = self.run_main()
         self.assertEqual(code, 1, out)
         self.assertIn("import cycle: a -> b -> c -> a", out)
+
+    def test_a_file_over_the_limit_fails(self):
+        limit = self.graph.MAX_LINES
+        self.write({"short.rs": "\n" * limit, "deep/long.rs": "\n" * (limit + 1)})
+        self.assertEqual(self.graph.long_files(), [(os.path.join("deep", "long.rs"), limit + 1)])
+        code, out = self.run_main()
+        self.assertEqual(code, 1, out)
+        self.assertIn(f"src/deep/long.rs: {limit + 1} lines", out)
 
     def test_the_engine_itself_passes(self):
         self.graph.SRC = os.path.join(HERE, "..", "src")
