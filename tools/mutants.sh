@@ -260,6 +260,9 @@ mutant datagen-chess960-flag-dropped tools/datagen/src/format.rs \
 mutant selfplay-resume-build-unrecorded tools/selfplay.py \
     's/    if (meta.get("resumed_with") or \[meta\])\[-1\].get("datagen") != os.path.basename(datagen):/    if False:/' \
     "$py -m unittest tools.test_selfplay.SelfPlayService.test_service_lifecycle"
+mutant selfplay-resumes-only-the-newest-file tools/selfplay.py \
+    's/        data_file = matching\[-1\] if matching else None/        data_file = existing[-1] if matching and matching[-1] == existing[-1] else None/' \
+    "$py -m unittest tools.test_selfplay.SelfPlayService.test_start_resumes_the_newest_file_with_its_settings"
 # --- the move played is the move shown (engine-tests/move_shown.rs) --------
 mutant played-line-not-shown src/threadpool.rs \
     's/    show_played_line(searcher, &played, job, started_pondering);/    let _ = show_played_line;/' \

@@ -365,10 +365,12 @@ def cmd_start(args) -> int:
 
     data_file = None
     existing = data_files(data_dir)
-    if existing and not args.new_file:
-        newest = existing[-1]
-        if load_sidecar(newest).get("settings") == wanted:
-            data_file = newest
+    if not args.new_file:
+        # The newest file with these settings, even if another setting wrote
+        # a newer one since: an experiment at other settings in between does
+        # not split the main file.
+        matching = [f for f in existing if load_sidecar(f).get("settings") == wanted]
+        data_file = matching[-1] if matching else None
     if data_file is None:
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())

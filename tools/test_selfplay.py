@@ -157,6 +157,19 @@ class SelfPlayService(unittest.TestCase):
         with open(reference, "rb") as a, open(self.data_file(), "rb") as b:
             self.assertEqual(a.read(), b.read())
 
+    def test_start_resumes_the_newest_file_with_its_settings(self):
+        self.start()
+        self.assertTrue(wait_for(lambda: self.games() >= 1), "no games written")
+        self.sp("stop")
+        first = self.data_file()
+        other = self.sp("start", self.data, "--datagen", self.datagen, "--soft-nodes", "300",
+                        "--hard-nodes", "3000", "--threads", "1", "--seed", "4")
+        self.assertIn("new file", other.stdout)
+        self.sp("stop")
+        again = self.start()
+        self.assertIn(f"resuming {first}", again.stdout)
+        self.assertEqual(len([f for f in os.listdir(self.data) if f.endswith(".kdat")]), 2)
+
     def test_timed_work_holds_the_generator(self):
         engine = require_engine(self)
         self.start()
