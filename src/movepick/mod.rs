@@ -218,11 +218,13 @@ impl<'a> MovePicker<'a> {
 
     /// The quiet moves not yet selected that give check.
     fn count_quiet_checks(&mut self) -> usize {
-        let mut count = 0;
-        for i in self.next.max(self.quiet_start)..self.moves.len() {
-            count += usize::from(self.gives_check(self.moves[i]));
-        }
-        count
+        let pos = self.pos;
+        let checks = *self.checks.get_or_insert_with(|| CheckSquares::new(pos));
+        let from = self.next.max(self.quiet_start);
+        self.moves[from..]
+            .iter()
+            .filter(|&&m| checks.gives_check(pos, m))
+            .count()
     }
 
     /// The next move, or `None` when every legal move has come (or was
