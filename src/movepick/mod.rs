@@ -32,7 +32,7 @@
 //! are quiet moves the search would prune like any other). The search
 //! never sees the dropped moves: the picker tests each remaining quiet move
 //! against the position's check squares ([`crate::movegen::CheckSquares`],
-//! computed at the first skip) and returns only the checks, in the order
+//! computed once skipping asks for them) and returns only the checks, in the order
 //! the full selection gives them, since late-move pruning spares them; once
 //! the last of them has come, the stage ends. (Dropping the checks too
 //! lost Elo; see docs/search.md.) No noisy move is dropped.
@@ -152,7 +152,7 @@ pub struct MovePicker<'a> {
     quiets_generated: bool,
     skip_quiets: bool,
     /// Whether a move gives check, answered from the position's check
-    /// squares: computed when the quiet moves are first skipped.
+    /// squares: computed the first time a skip asks.
     checks: Option<CheckSquares>,
     /// Once skipping in the quiet stage: how many of the quiet moves not
     /// yet selected give check. The selection runs over all of them (the
