@@ -126,7 +126,6 @@ bench: all
 # the repository); docs/data.md.
 selfplay:
 	@test -n "$(DATA)" || { echo "make selfplay DATA=<folder for the data>" >&2; exit 2; }
-	$(CARGO) build --release -p datagen
 	$(PYTHON) tools/selfplay.py start "$(DATA)"
 
 clean:

@@ -12,7 +12,9 @@
 //! evasions use the full legal move list.
 //!
 //! Also [`gives_check`], which tells from the bitboards whether a move
-//! gives check, without playing it (late-move pruning spares the checks).
+//! gives check, without playing it (late-move pruning spares the checks),
+//! and [`CheckSquares`], the same answer from squares computed once per
+//! position, for a node that asks it of many moves.
 
 use shakmaty::attacks::{
     aligned, between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
@@ -386,6 +388,87 @@ pub fn gives_check(pos: &Chess, m: Move) -> bool {
     let uncovered = (bishop_attacks(king, occupied) & board.bishops_and_queens())
         | (rook_attacks(king, occupied) & board.rooks_and_queens());
     (uncovered & ours).any()
+}
+
+/// What settles, for every move of the side to move in one position,
+/// whether it gives check, computed once for the position: the squares
+/// from which each kind of piece of ours would attack their king, and our
+/// pieces that alone stand between one of our sliders and their king (a
+/// move of one off that line uncovers a check). A normal move is then
+/// answered by two lookups; promotions (the promoted piece may look
+/// through the square the pawn leaves), castling and en passant by
+/// [`gives_check`].
+#[derive(Clone, Copy, Debug)]
+pub struct CheckSquares {
+    /// Their king's square (any square when there is none: nothing checks).
+    king: Square,
+    /// By role, pawn first: the squares a piece of that role of ours
+    /// checks from. Sliders' squares are computed with our piece still on
+    /// its square: a slider that stood between its target and the king
+    /// would already give check, which a legal position rules out.
+    by_role: [Bitboard; 6],
+    /// Our pieces that alone block one of our sliders from their king.
+    blockers: Bitboard,
+}
+
+impl CheckSquares {
+    pub fn new(pos: &Chess) -> CheckSquares {
+        let board = pos.board();
+        let us = pos.turn();
+        let Some(king) = board.king_of(!us) else {
+            return CheckSquares {
+                king: Square::A1,
+                by_role: [Bitboard::EMPTY; 6],
+                blockers: Bitboard::EMPTY,
+            };
+        };
+        let occupied = board.occupied();
+        let ours = board.by_color(us);
+        let diagonal = bishop_attacks(king, occupied);
+        let straight = rook_attacks(king, occupied);
+        let snipers = ((bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens())
+            | (rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens()))
+            & ours;
+        let mut blockers = Bitboard::EMPTY;
+        for sniper in snipers {
+            if let Some(sq) = (between(king, sniper) & occupied).single_square() {
+                if ours.contains(sq) {
+                    blockers.add(sq);
+                }
+            }
+        }
+        CheckSquares {
+            king,
+            by_role: [
+                pawn_attacks(!us, king),
+                knight_attacks(king),
+                diagonal,
+                straight,
+                diagonal | straight,
+                Bitboard::EMPTY,
+            ],
+            blockers,
+        }
+    }
+
+    /// Whether `m`, legal in `pos` (the position these squares were
+    /// computed for), gives check: [`gives_check`]'s answer.
+    #[inline]
+    pub fn gives_check(&self, pos: &Chess, m: Move) -> bool {
+        match m {
+            Move::Normal {
+                role,
+                from,
+                to,
+                promotion: None,
+                ..
+            } => {
+                self.by_role[role as usize - 1].contains(to)
+                    || (self.blockers.contains(from) && !aligned(from, to, self.king))
+            }
+            _ => gives_check(pos, m),
+        }
+    }
 }
 
 #[cfg(test)]

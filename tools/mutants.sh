@@ -273,6 +273,20 @@ mutant gives-check-no-discovered src/movegen.rs \
     's/    (uncovered \& ours).any()$/    (uncovered \& ours).any() \&\& false/' "$gives"
 mutant gives-check-promotion-ignored src/movegen.rs \
     's/let direct = match promotion.unwrap_or(role) {/let direct = match role {/' "$gives"
+mutant check-squares-no-discovered src/movegen.rs \
+    's/                    || (self.blockers.contains(from) \&\& !aligned(from, to, self.king))/                    || false/' "$gives"
+mutant check-squares-pawn-side src/movegen.rs \
+    's/                pawn_attacks(!us, king),/                pawn_attacks(us, king),/' "$gives"
+# --- the picker's skipped quiet stage keeps its order (src/movepick/tests.rs)
+mutant skip-quiets-order-lost src/movepick/mod.rs \
+    's/                            let m = self.select(self.moves.len());/                            let m = self.moves[self.next]; self.next += 1;/' \
+    'cargo test --release -p kiraly --lib movepick::tests::skip_quiets_keeps_the_order'
+# --- the net's input index from the view's precomputed parts (src/nnue/features.rs)
+index='cargo test --release -p kiraly --lib nnue::features::tests::indices_follow_the_definition'
+mutant view-flip-mirror-swapped src/nnue/features.rs \
+    's/if mirrored { 7 } else { 0 },/if mirrored { 0 } else { 7 },/' "$index"
+mutant view-flip-ranks-ignored src/nnue/features.rs \
+    's/flip: (orient_rank(perspective, Square::A1) as usize) ^/flip: 0 ^/' "$index"
 # --- the quiet stage's generator (src/movegen.rs) ---------------------------
 quiets='cargo test --release -p kiraly --lib movegen::tests::quiet_and_en_passant_moves_are_shakmatys'
 mutant quiet-moves-order-swapped src/movegen.rs \

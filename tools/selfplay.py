@@ -68,6 +68,11 @@ RESTART_WINDOW = 600
 NO_PAUSE_ENV = "KIRALY_NO_GENERATOR_PAUSE"
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The generator is built as `make` builds the engine (its target folder and
+# flags, so the two builds share what they compile).
+NATIVE_TARGET = os.path.join("target", "native")
+NATIVE_FLAGS = "-C target-cpu=native"
+NATIVE_BUILD = ["cargo", "build", "--release", "-p", "datagen", "--target-dir", NATIVE_TARGET]
 
 
 def runtime_dir() -> str:
@@ -341,16 +346,19 @@ def cmd_start(args) -> int:
         # Built from this tree first: a binary left over from an older
         # checkout would write what the older code wrote (it once wrote
         # Chess960 games without their castling flag).
-        source = os.path.join(REPO, "target", "release", "datagen")
-        build = subprocess.run(["cargo", "build", "--release", "-p", "datagen"], cwd=REPO,
+        # For this machine's CPU, as `make` builds the engine: the net's
+        # AVX2 kernels and the bit instructions (popcnt, BMI2) that a
+        # portable build leaves out. The data is the same integer for
+        # integer whatever the build.
+        source = os.path.join(REPO, NATIVE_TARGET, "release", "datagen")
+        build = subprocess.run(NATIVE_BUILD, cwd=REPO, env=dict(os.environ, RUSTFLAGS=NATIVE_FLAGS),
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if build.returncode != 0:
-            print(f"selfplay: cargo build --release -p datagen failed:\n{build.stderr[-2000:]}",
+            print(f"selfplay: {' '.join(NATIVE_BUILD)} failed:\n{build.stderr[-2000:]}",
                   file=sys.stderr)
             return 2
     if not os.access(source, os.X_OK):
-        print(f"selfplay: no datagen binary at {source} (cargo build --release -p datagen)",
-              file=sys.stderr)
+        print(f"selfplay: no datagen binary at {source}", file=sys.stderr)
         return 2
     # A private copy, named by its contents: a rebuild of the tree never
     # swaps the binary under a running or restarting generator.
@@ -627,8 +635,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--book", help="EPD/FEN openings for the standard games")
     s.add_argument("--threads", type=int, help="games at once [default: every core]")
     s.add_argument("--seed", type=int, help="seed of a new file [default: random]")
-    s.add_argument("--datagen", help="datagen binary [default: target/release/datagen, "
-                                     "built from this tree first]")
+    s.add_argument("--datagen", help="datagen binary [default: target/native/release/datagen, "
+                                     "built from this tree for this CPU first]")
     s.add_argument("--new-file", action="store_true", help="start a new file even if one matches")
     st = sub.add_parser("status", help="what the generator has made and how fast")
     st.add_argument("data_dir", nargs="?", help="also list this folder when not running")

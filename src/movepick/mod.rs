@@ -31,8 +31,10 @@
 //! the counter-move too if they have not come up yet (as in Ethereal: they
 //! are quiet moves the search would prune like any other). The search
 //! never sees the dropped moves: the picker tests each remaining quiet move
-//! on the bitboards ([`crate::movegen::gives_check`]) and returns only the
-//! checks, in their order, since late-move pruning spares them. (Dropping the checks too
+//! against the position's check squares ([`crate::movegen::CheckSquares`],
+//! computed once skipping asks for them) and returns only the checks, in the order
+//! the full selection gives them, since late-move pruning spares them; once
+//! the last of them has come, the stage ends. (Dropping the checks too
 //! lost Elo; see docs/search.md.) No noisy move is dropped.
 //!
 //! Move lists live in the picker, on the search's stack (shakmaty's
@@ -48,7 +50,7 @@ mod scored;
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role};
 
 use crate::history::{piece_to, ButterflyHistory, CaptureHistory, PIECE_TO};
-use crate::movegen::{gives_check, is_legal, noisy_moves, quiet_moves};
+use crate::movegen::{is_legal, noisy_moves, quiet_moves, CheckSquares};
 use crate::parameters as params;
 use crate::see::{see_ge, see_value};
 
@@ -149,6 +151,14 @@ pub struct MovePicker<'a> {
     /// are then already in the list when their stage comes.
     quiets_generated: bool,
     skip_quiets: bool,
+    /// Whether a move gives check, answered from the position's check
+    /// squares: computed the first time a skip asks.
+    checks: Option<CheckSquares>,
+    /// Once skipping in the quiet stage: how many of the quiet moves not
+    /// yet selected give check. The selection runs over all of them (the
+    /// order of the checks depends on the others), but ends with the last
+    /// check.
+    quiet_checks_left: Option<usize>,
 }
 
 impl<'a> MovePicker<'a> {
@@ -184,6 +194,8 @@ impl<'a> MovePicker<'a> {
             quiet_start: 0,
             quiets_generated: false,
             skip_quiets: false,
+            checks: None,
+            quiet_checks_left: None,
         }
     }
 
@@ -193,6 +205,26 @@ impl<'a> MovePicker<'a> {
     #[inline]
     pub fn skip_quiets(&mut self) {
         self.skip_quiets = true;
+    }
+
+    /// Whether `m`, legal in the picker's position, gives check.
+    #[inline]
+    pub fn gives_check(&mut self, m: Move) -> bool {
+        let pos = self.pos;
+        self.checks
+            .get_or_insert_with(|| CheckSquares::new(pos))
+            .gives_check(pos, m)
+    }
+
+    /// The quiet moves not yet selected that give check.
+    fn count_quiet_checks(&mut self) -> usize {
+        let pos = self.pos;
+        let checks = *self.checks.get_or_insert_with(|| CheckSquares::new(pos));
+        let from = self.next.max(self.quiet_start);
+        self.moves[from..]
+            .iter()
+            .filter(|&&m| checks.gives_check(pos, m))
+            .count()
     }
 
     /// The next move, or `None` when every legal move has come (or was
@@ -205,7 +237,7 @@ impl<'a> MovePicker<'a> {
                     // (The search skips only after a move, so the table
                     // move has come by then; the test is for the contract.)
                     if let Some(m) = self.tt_move {
-                        if !self.skip_quiets || !is_quiet(m) || gives_check(self.pos, m) {
+                        if !self.skip_quiets || !is_quiet(m) || self.gives_check(m) {
                             return Some(m);
                         }
                     }
@@ -234,7 +266,7 @@ impl<'a> MovePicker<'a> {
                         let r = self.refutations[self.next];
                         self.next += 1;
                         if let Some(m) = r.filter(|&m| is_quiet(m) && is_legal(self.pos, m)) {
-                            if !self.skip_quiets || gives_check(self.pos, m) {
+                            if !self.skip_quiets || self.gives_check(m) {
                                 return Some(m);
                             }
                         }
@@ -242,17 +274,30 @@ impl<'a> MovePicker<'a> {
                     self.stage = Stage::GenerateQuiets;
                 }
                 Stage::GenerateQuiets => {
-                    self.generate_quiets(ctx);
                     self.stage = Stage::Quiets;
                     self.next = self.quiet_start;
+                    self.generate_quiets(ctx);
                 }
                 Stage::Quiets => {
-                    while self.next < self.moves.len() {
-                        let m = self.select(self.moves.len());
-                        // Once skipping, only the checks are left to try.
-                        if !self.skip_quiets || gives_check(self.pos, m) {
-                            return Some(m);
+                    if !self.skip_quiets {
+                        if self.next < self.moves.len() {
+                            return Some(self.select(self.moves.len()));
                         }
+                    } else {
+                        // Once skipping, only the checks are left to try.
+                        let mut left = match self.quiet_checks_left {
+                            Some(left) => left,
+                            None => self.count_quiet_checks(),
+                        };
+                        while left > 0 && self.next < self.moves.len() {
+                            let m = self.select(self.moves.len());
+                            if self.gives_check(m) {
+                                left -= 1;
+                                self.quiet_checks_left = Some(left);
+                                return Some(m);
+                            }
+                        }
+                        self.quiet_checks_left = Some(0);
                     }
                     self.stage = Stage::BadNoisy;
                     self.next = 0;
@@ -372,6 +417,15 @@ impl<'a> MovePicker<'a> {
                 }
             }
             self.moves.truncate(kept);
+        }
+        if self.skip_quiets {
+            // Without a check among them, none will come: their order
+            // does not matter.
+            let left = self.count_quiet_checks();
+            self.quiet_checks_left = Some(left);
+            if left == 0 {
+                return;
+            }
         }
         let side = self.pos.turn();
         for i in self.quiet_start..self.moves.len() {

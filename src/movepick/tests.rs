@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::history::ContinuationHistory;
-use crate::movegen::gives_check;
+use crate::movegen::{gives_check, CheckSquares};
 use crate::rng::Rng;
 use crate::tt::PackedMove;
 use shakmaty::fen::Fen;
@@ -240,6 +240,44 @@ fn skip_quiets_drops_the_quiet_moves_left_but_the_checks() {
     assert!(checks_kept > 1_000, "{checks_kept}");
 }
 
+/// Skipping changes which moves come, not their order: after the skip,
+/// the moves are those of a picker that never skips, less the quiet moves
+/// that give no check, in the same order (equal scores included).
+#[test]
+fn skip_quiets_keeps_the_order_of_the_moves_left() {
+    let positions = positions();
+    let mut rng = Rng::new(29);
+    let tables = Tables::random(&positions, &mut rng);
+    let mut compared = 0;
+    for pos in &positions {
+        let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+        let quiets: Vec<Move> = legal.iter().copied().filter(|&m| is_quiet(m)).collect();
+        let killer = quiets.get(1).copied();
+        let counter = quiets.iter().copied().find(|&m| checks(pos, m));
+        let tt = PackedMove(rng.next_u64() as u16 & 0x0fff);
+        // Few previous moves: many equal continuation scores.
+        let ctx = tables.context([rng.below(4), 1]);
+        let picker = || MovePicker::new(pos, tt.legal_move(pos), [killer, None], counter);
+        let all = drain(&mut picker(), &ctx, None);
+        let skip_after = rng.below(legal.len() + 1);
+        let got = drain(&mut picker(), &ctx, Some(skip_after));
+        let cut = skip_after.min(all.len());
+        let expected: Vec<Move> = all[..cut]
+            .iter()
+            .copied()
+            .chain(
+                all[cut..]
+                    .iter()
+                    .copied()
+                    .filter(|&m| !is_quiet(m) || checks(pos, m)),
+            )
+            .collect();
+        assert_eq!(got, expected, "{} skip after {skip_after}", fen(pos));
+        compared += usize::from(all[cut..].iter().filter(|&&m| is_quiet(m)).count() > 1);
+    }
+    assert!(compared > 5_000, "{compared}");
+}
+
 /// The kinds of check a move can give, counted so the test shows that
 /// each was met: by the piece moved, by a piece it uncovers, by a promoted
 /// piece, by castling (the rook), by en passant.
@@ -297,11 +335,18 @@ fn gives_check_agrees_with_playing_the_move() {
     let mut kinds = CheckKinds::default();
     let mut quiet_checks = 0;
     for pos in positions().into_iter().chain(rare_check_positions()) {
+        let squares = CheckSquares::new(&pos);
         for m in pos.legal_moves() {
             let mut after = pos.clone();
             after.play_unchecked(m);
             let checkers = after.checkers();
             assert_eq!(gives_check(&pos, m), checkers.any(), "{} {m:?}", fen(&pos));
+            assert_eq!(
+                squares.gives_check(&pos, m),
+                checkers.any(),
+                "check squares: {} {m:?}",
+                fen(&pos)
+            );
             if checkers.is_empty() {
                 continue;
             }

@@ -75,6 +75,13 @@ pub struct View {
     pub perspective: Color,
     pub mirrored: bool,
     pub bucket: usize,
+    /// The first input of the bucket's block (`bucket * INPUTS`) ...
+    base: usize,
+    /// ... and what a square is XORed with to be seen from the
+    /// perspective: 56 flips the ranks for Black, 7 mirrors the files.
+    /// Both follow from the fields above, so they change no comparison;
+    /// they save [`View::index`] the work on every column of every update.
+    flip: usize,
 }
 
 impl View {
@@ -83,6 +90,8 @@ impl View {
         perspective: Color::White,
         mirrored: false,
         bucket: usize::MAX,
+        base: 0,
+        flip: 0,
     };
 
     /// The view of `perspective` whose king stands on `king`.
@@ -100,6 +109,8 @@ impl View {
             perspective,
             mirrored,
             bucket,
+            base: bucket * INPUTS,
+            flip: (orient_rank(perspective, Square::A1) as usize) ^ if mirrored { 7 } else { 0 },
         }
     }
 
@@ -112,12 +123,8 @@ impl View {
     /// The input index of `piece` on `sq`.
     #[inline]
     pub fn index(&self, piece: Piece, sq: Square) -> usize {
-        let mut sq = orient_rank(self.perspective, sq);
-        if self.mirrored {
-            sq = sq.flip_horizontal();
-        }
         let relative = usize::from(piece.color != self.perspective);
-        self.bucket * INPUTS + (relative * 6 + (piece.role as usize - 1)) * 64 + sq as usize
+        self.base + (relative * 6 + (piece.role as usize - 1)) * 64 + (sq as usize ^ self.flip)
     }
 }
 
@@ -219,6 +226,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// [`View::index`] by its definition: the square seen from the
+    /// perspective (ranks turned for Black, files mirrored), the piece as
+    /// ours or theirs, in the bucket's block.
+    fn defined_index(view: &View, piece: Piece, sq: Square) -> usize {
+        let mut sq = orient_rank(view.perspective, sq);
+        if view.mirrored {
+            sq = sq.flip_horizontal();
+        }
+        let relative = usize::from(piece.color != view.perspective);
+        view.bucket * INPUTS + (relative * 6 + (piece.role as usize - 1)) * 64 + sq as usize
+    }
+
+    #[test]
+    fn indices_follow_the_definition() {
+        let four = layout_by_name("4").unwrap();
+        let mut mirrored = 0;
+        for king in Square::ALL {
+            for perspective in [Color::White, Color::Black] {
+                let view = View::new(perspective, king, &four);
+                mirrored += usize::from(view.mirrored);
+                for sq in Square::ALL {
+                    for color in [Color::White, Color::Black] {
+                        for role in Role::ALL {
+                            let piece = Piece { color, role };
+                            assert_eq!(
+                                view.index(piece, sq),
+                                defined_index(&view, piece, sq),
+                                "{view:?} {piece:?} {sq}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(mirrored, 64);
     }
 
     #[test]

@@ -13,7 +13,6 @@ use super::{cacheable_eval, SearchContext, Searcher, INFINITY, MATE_BOUND, MAX_D
 use crate::board::Board;
 use crate::correction::pawn_hash;
 use crate::history::piece_to;
-use crate::movegen::gives_check;
 use crate::movepick::{is_quiet, MovePicker, OrderingContext};
 use crate::parameters as params;
 use crate::score::{mate_in, mated_in, TB_WIN_BOUND};
@@ -416,7 +415,7 @@ impl Searcher {
                     >= (params::lmp_base() + depth * depth) / (2 - i32::from(improving))
             {
                 picker.skip_quiets();
-                if !gives_check(&board.pos, m) {
+                if !picker.gives_check(m) {
                     continue;
                 }
             }
@@ -438,7 +437,7 @@ impl Searcher {
                 && eval + params::futility_base() + params::futility_margin() * depth <= alpha
             {
                 picker.skip_quiets();
-                if !gives_check(&board.pos, m) {
+                if !picker.gives_check(m) {
                     continue;
                 }
             }

@@ -51,16 +51,13 @@ impl Searcher {
         let tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
 
         // Evasions need every legal move; otherwise captures suffice. They
-        // are generated only now, as a table cutoff makes them unnecessary.
+        // are generated only now, as a table cutoff or (out of check) a
+        // stand-pat cutoff makes them unnecessary.
         let mut moves = MoveList::new();
-        if in_check {
-            moves = board.pos.legal_moves();
-        } else {
-            noisy_moves(&board.pos, &mut moves);
-        }
         let mut raw_eval = -INFINITY;
         let mut best_score;
         let mut picker = if in_check {
+            moves = board.pos.legal_moves();
             if moves.is_empty() {
                 return mated_in(ply);
             }
@@ -77,6 +74,7 @@ impl Searcher {
             }
             alpha = alpha.max(stand_pat);
             best_score = stand_pat;
+            noisy_moves(&board.pos, &mut moves);
             ScoredMoves::noisy(&mut moves, tt_move)
         };
 
