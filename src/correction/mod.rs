@@ -5,8 +5,8 @@
 //! pieces it misjudges is misjudged in every position of the subtree that
 //! shares it, and a pair of moves that it misreads is misread wherever it
 //! is played. After each search of a node, the difference between the
-//! search result and the static evaluation is folded into a running average
-//! in one table per such context (`table`), at the slot of the node's
+//! search result and the corrected static evaluation (what the tables
+//! together still miss) is folded into one table per such context (`table`), at the slot of the node's
 //! context (`keys`); the search adds the weighted sum of the averages to the
 //! static evaluation it prunes with. The weights are tunable parameters.
 
@@ -66,8 +66,8 @@ impl Corrections {
     }
 
     /// Folds in one search result at every slot of `keys`: the search at
-    /// `depth` found `diff` centipawns more than the uncorrected static
-    /// evaluation.
+    /// `depth` found `diff` centipawns more than the corrected static
+    /// evaluation (what the tables together still miss).
     #[inline]
     pub fn update(&mut self, keys: &CorrectionKeys, depth: i32, diff: i32) {
         self.pawn.update(keys.pawn, depth, diff);
@@ -141,8 +141,11 @@ mod tests {
     fn an_update_moves_every_table_of_the_position() {
         let mut c = Corrections::new();
         let k = keys([Some(100), None]);
+        // Searches that keep finding 30 cp more than the raw evaluation:
+        // each teaches what the corrected evaluation still misses.
         for _ in 0..300 {
-            c.update(&k, 15, 30);
+            let residual = 30 - c.get(&k);
+            c.update(&k, 15, residual);
         }
         for (name, entry) in [
             ("pawn", c.pawn.get(k.pawn)),
@@ -152,24 +155,11 @@ mod tests {
             ("major", c.major.get(k.major)),
             ("continuation", c.continuation.get(k.continuation.unwrap())),
         ] {
-            assert!(
-                (29 * GRAIN..=30 * GRAIN).contains(&entry),
-                "{name}: {entry}"
-            );
+            assert!(entry > 2 * GRAIN, "{name}: {entry}");
         }
-        // With every table at the same average, the correction is that
-        // average times the sum of the weights.
-        let weights = params::corr_pawn_weight_pct()
-            + 2 * params::corr_non_pawn_weight_pct()
-            + params::corr_minor_weight_pct()
-            + params::corr_major_weight_pct()
-            + params::corr_continuation_weight_pct();
-        let expected = 30 * weights / 100;
-        assert!(
-            (expected - 2..=expected).contains(&c.get(&k)),
-            "{}",
-            c.get(&k)
-        );
+        // Together the tables converge on the error itself, not on the
+        // error times the sum of the weights.
+        assert!((28..=30).contains(&c.get(&k)), "{}", c.get(&k));
         // Another side to move is another slot: nothing learned there.
         let board: Board = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"
             .parse()

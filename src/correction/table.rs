@@ -33,17 +33,20 @@ impl CorrectionTable {
         i32::from(self.entries[slot])
     }
 
-    /// Folds in one search result: the search at `depth` found `diff`
-    /// centipawns more than the uncorrected static evaluation.
+    /// Folds in one search result: the search at `depth` found `residual`
+    /// centipawns more than the corrected static evaluation, so the entry
+    /// moves that way by a share that grows with the depth. Every table of a
+    /// position learns from the same residual, so together they converge on
+    /// the evaluation's error instead of each learning all of it (which
+    /// would add up to the error times the sum of the weights).
     #[inline]
-    pub fn update(&mut self, slot: usize, depth: i32, diff: i32) {
+    pub fn update(&mut self, slot: usize, depth: i32, residual: i32) {
         let entry = &mut self.entries[slot];
         let weight = (depth + 1).clamp(1, MAX_WEIGHT);
-        let sample = diff.clamp(-MAX_CORRECTION, MAX_CORRECTION) * GRAIN;
-        let blended =
-            (i32::from(*entry) * (WEIGHT_SCALE - weight) + sample * weight) / WEIGHT_SCALE;
+        let step = residual.clamp(-MAX_CORRECTION, MAX_CORRECTION) * GRAIN * weight / WEIGHT_SCALE;
         // The bound keeps the value within an `i16` (asserted above).
-        *entry = blended.clamp(-MAX_CORRECTION * GRAIN, MAX_CORRECTION * GRAIN) as i16;
+        *entry = (i32::from(*entry) + step).clamp(-MAX_CORRECTION * GRAIN, MAX_CORRECTION * GRAIN)
+            as i16;
     }
 }
 
@@ -55,20 +58,21 @@ mod tests {
     fn entries_follow_results_and_stay_bounded() {
         let mut t = CorrectionTable::new(16);
         assert_eq!(t.get(7), 0);
+        // A search that keeps finding 40 cp more than the evaluation: the
+        // residual shrinks as the entry learns it.
         for _ in 0..200 {
-            t.update(7, 10, 40);
+            let residual = 40 - t.get(7) / GRAIN;
+            t.update(7, 10, residual);
         }
-        // Converges toward the repeated difference, from below.
         let c = t.get(7) / GRAIN;
-        assert!((35..=40).contains(&c), "{c}");
+        assert!((39..=40).contains(&c), "{c}");
         // Another slot is untouched.
         assert_eq!(t.get(6), 0);
         for _ in 0..500 {
             t.update(7, 20, -10_000);
         }
-        // Samples are capped, so the entry ends at the bound, not beyond.
-        assert!(t.get(7) >= -MAX_CORRECTION * GRAIN, "{}", t.get(7));
-        assert!(t.get(7) <= (-MAX_CORRECTION + 1) * GRAIN, "{}", t.get(7));
+        // Steps are capped, so the entry ends at the bound, not beyond.
+        assert_eq!(t.get(7), -MAX_CORRECTION * GRAIN);
         // A shallow result moves the entry less than a deep one.
         let mut shallow = CorrectionTable::new(4);
         let mut deep = CorrectionTable::new(4);

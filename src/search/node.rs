@@ -171,12 +171,12 @@ fn teaches_correction(
     best_move: Option<Move>,
     best_score: i32,
     bound: Bound,
-    raw_eval: i32,
+    corrected_eval: i32,
 ) -> bool {
     best_move.is_none_or(is_quiet)
         && best_score.abs() < TB_WIN_BOUND
-        && !(bound == Bound::Lower && best_score <= raw_eval)
-        && !(bound == Bound::Upper && best_score >= raw_eval)
+        && !(bound == Bound::Lower && best_score <= corrected_eval)
+        && !(bound == Bound::Upper && best_score >= corrected_eval)
 }
 
 /// Whether SEE pruning (step 13b) drops `m` at `depth`: it loses too much
@@ -569,11 +569,13 @@ impl Searcher {
         if !in_check
             && !root
             && excluded.is_none()
-            && teaches_correction(best_move, best_score, bound, evals.raw)
+            && teaches_correction(best_move, best_score, bound, evals.corrected)
         {
-            self.tables
-                .corrections
-                .update(&evals.correction_keys, depth, best_score - evals.raw);
+            self.tables.corrections.update(
+                &evals.correction_keys,
+                depth,
+                best_score - evals.corrected,
+            );
         }
 
         // Step 15. Transposition table store. A root searched without some
