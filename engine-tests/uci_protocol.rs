@@ -808,7 +808,7 @@ fn clear_hash_empties_the_table() {
     let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
     let nodes = |e: &mut Engine| {
         e.send(&format!("position fen {fen}"));
-        e.send("go depth 9");
+        e.send("go depth 7");
         let out = e.bestmove(Duration::from_secs(60));
         check_search_output(&position(fen, CastlingMode::Standard), &out);
         final_field(&out, "nodes")
@@ -821,14 +821,18 @@ fn clear_hash_empties_the_table() {
     let fresh = nodes(&mut e);
     eprintln!("first {first}, warm {warm}, after Clear Hash {cleared}, after ucinewgame {fresh}");
     assert_eq!(fresh, first, "ucinewgame must repeat the first search");
-    // With the generation-5 net (bench 1781776) the counts at depth 9 are
-    // 11010, 4122, 12308, 11010 (generation 4: 15276, 3665, 13136, 15276;
-    // generation 3: 13957, 6874, 8816, 13957):
-    // three quarters off for the warm table, and Clear Hash
-    // gives part of it back (the histories stay warm). An ignored Clear
-    // Hash would search about as little as the warm table. The depth is
-    // chosen where a warm table pays (generation 2: 15239, 4993, 7587; at
-    // depth 10 its second search had taken more nodes than its first).
+    // With the correction tables by pieces and moves (bench 1773288) the
+    // counts at depth 7 are 2625, 998, 2132, 2625: three fifths off for the
+    // warm table, and Clear Hash gives most of it back (the histories and
+    // correction tables stay warm). An ignored Clear Hash would search about
+    // as little as the warm table. The depth is chosen where a warm table
+    // pays: with those tables warm, the evaluations of the second search
+    // differ from the first's, and deeper searches vary too much (depth 9:
+    // 13133, 10384, 12327; depth 11: 45443, 80624, 26676). With the pawn
+    // table alone (bench 1781776) depth 9 gave 11010, 4122, 12308, 11010
+    // (generation 4: 15276, 3665, 13136, 15276; generation 3: 13957, 6874,
+    // 8816, 13957; generation 2: 15239, 4993, 7587; at depth 10 its second
+    // search had taken more nodes than its first).
     assert!(
         warm * 5 < first * 4,
         "a warm table saves nodes: {warm} vs {first}"

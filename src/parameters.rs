@@ -144,6 +144,24 @@ parameters! {
     /// Tablebase results are stored this many plies deeper than the node.
     tb_store_depth_bonus = 6, 0..=20;
 
+    // Evaluation correction (src/correction/).
+
+    /// The weight, in percent, of each correction table's average in the
+    /// correction added to the static evaluation: by pawn structure, by
+    /// each side's other pieces (one weight for both sides' tables), by the
+    /// minor pieces and kings, by the major pieces and kings, and by the
+    /// last two moves. Each table estimates the whole error, so when all
+    /// agree the correction is the error times the sum of the weights; but
+    /// an average starts at zero and most slots see few results, so most
+    /// fall short of it. The defaults (the pawn table at its weight from
+    /// before the others came, the others at half) are a first guess for
+    /// SPSA to settle.
+    corr_pawn_weight_pct = 100, 0..=300;
+    corr_non_pawn_weight_pct = 50, 0..=300;
+    corr_minor_weight_pct = 50, 0..=300;
+    corr_major_weight_pct = 50, 0..=300;
+    corr_continuation_weight_pct = 50, 0..=300;
+
     // Move ordering and history (src/history.rs, src/movepick/).
 
     /// History bonus for a cutoff at depth d: `quadratic * d * d + linear

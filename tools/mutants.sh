@@ -311,6 +311,26 @@ mutant legal-double-step-through-piece src/movegen.rs \
     's/                    \&\& from.offset(up).is_some_and(|mid| !occupied.contains(mid))/                    \&\& true/' "$legal"
 mutant legal-king-into-attack src/movegen.rs \
     's/                \&\& board.attacks_to(to, !us, occupied).is_empty();/;/' "$legal"
+# --- the correction tables (src/correction/) --------------------------------
+corr='cargo test --release -p kiraly --lib correction::'
+mutant correction-depth-unweighted src/correction/table.rs \
+    's/let weight = (depth + 1).clamp(1, MAX_WEIGHT);/let weight = MAX_WEIGHT;/' \
+    "${corr}table::tests::entries_follow_results_and_stay_bounded"
+mutant correction-non-pawn-with-their-king src/correction/keys.rs \
+    's/let ours = board.by_color(colour).0;/let ours = board.by_color(colour).0 | board.kings().0;/' \
+    "${corr}keys::tests::each_key_depends_on_its_pieces_only"
+mutant correction-kinds-share-a-constant src/correction/keys.rs \
+    's/folded_multiply(kinds\[k\] \& ours, constants\[k\])/folded_multiply(kinds[k] \& ours, constants[0])/' \
+    "${corr}keys::tests::keys_tell_roles_colours_and_sides_apart"
+mutant correction-continuation-moves-swapped src/correction/keys.rs \
+    's/previous\[1\].unwrap_or(PIECE_TO) \* PIECE_TO + last/last * PIECE_TO + previous[1].unwrap_or(0)/' \
+    "${corr}keys::tests::continuation_key_is_the_last_two_moves"
+mutant correction-continuation-term-dropped src/correction/mod.rs \
+    's/+ params::corr_continuation_weight_pct() \* continuation;/;/' \
+    "${corr}tests::the_correction_is_the_weighted_sum_of_the_tables"
+mutant correction-black-pieces-not-taught src/correction/mod.rs \
+    's/self.non_pawn\[0\].update(keys.non_pawn\[0\], depth, diff);//' \
+    "${corr}tests::an_update_moves_every_table_of_the_position"
 if [ "${1:-}" = --check ]; then
     # Fast: every edit still applies to this tree (no build, no test).
     stale=0

@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{CastlingMode, Move, Position};
 
 use crate::board::Board;
-use crate::correction::CorrectionHistory;
+use crate::correction::{CorrectionKeys, Corrections};
 use crate::eval::Evaluator;
 use crate::history::{ButterflyHistory, CaptureHistory, ContinuationHistory, CounterMoves};
 use crate::nnue::AccumulatorStack;
@@ -175,7 +175,7 @@ struct Histories {
     continuation: ContinuationHistory,
     captures: CaptureHistory,
     counter_moves: CounterMoves,
-    correction: CorrectionHistory,
+    corrections: Corrections,
 }
 
 impl Histories {
@@ -185,7 +185,7 @@ impl Histories {
             continuation: ContinuationHistory::new(),
             captures: CaptureHistory::new(),
             counter_moves: CounterMoves::new(),
-            correction: CorrectionHistory::new(),
+            corrections: Corrections::new(),
         }
     }
 }
@@ -351,15 +351,23 @@ impl Searcher {
         crate::eval::finish_net_eval(pos, || self.accumulators.evaluate(ply, pos.turn(), pieces))
     }
 
+    /// The slots of the position at `ply` in the correction tables: its
+    /// pieces, and the moves of the two plies before it.
+    #[inline]
+    fn correction_keys(&self, board: &Board, ply: usize) -> CorrectionKeys {
+        let previous = [1, 2].map(|back| self.stack.back(ply, back).played);
+        CorrectionKeys::new(board.pos.board(), board.pos.turn(), previous)
+    }
+
     /// The evaluator's score (from the table entry `hit` when it holds one)
     /// and the score the search uses: that plus the correction learned for
-    /// this pawn structure (`slot`), kept clear of table-win and mate scores.
+    /// the position's slots `keys`, kept clear of table-win and mate scores.
     #[inline]
     fn static_eval(
         &mut self,
         board: &Board,
         ply: usize,
-        slot: usize,
+        keys: &CorrectionKeys,
         hit: Option<TtData>,
     ) -> (i32, i32) {
         let cached = hit
@@ -370,7 +378,7 @@ impl Searcher {
             None => self.evaluate(board, ply),
         };
         let bound = TB_WIN_BOUND - 1;
-        let corrected = raw + self.tables.correction.get(board.pos.turn(), slot);
+        let corrected = raw + self.tables.corrections.get(keys);
         (raw, corrected.clamp(-bound, bound))
     }
 }

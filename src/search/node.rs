@@ -11,7 +11,7 @@ use super::pruning::Singular;
 use super::rewards::Tried;
 use super::{cacheable_eval, SearchContext, Searcher, INFINITY, MATE_BOUND, MAX_DEPTH, MAX_PLY};
 use crate::board::Board;
-use crate::correction::pawn_hash;
+use crate::correction::CorrectionKeys;
 use crate::history::piece_to;
 use crate::movepick::{is_quiet, MovePicker, OrderingContext};
 use crate::parameters as params;
@@ -105,11 +105,11 @@ pub(super) struct NodeFacts<'b> {
 
 /// The evaluations of a node (step 5).
 struct NodeEval {
-    /// This pawn structure's slot in the correction history.
-    pawn_slot: usize,
+    /// The position's slots in the correction tables (none in check).
+    correction_keys: CorrectionKeys,
     /// The evaluator's score; `-INFINITY` in check.
     raw: i32,
-    /// `raw` plus the correction learned for the pawn structure.
+    /// `raw` plus the correction learned for the position's slots.
     corrected: i32,
     /// `corrected`, or the table's score when its bound says the true score
     /// lies beyond it.
@@ -161,7 +161,7 @@ fn tightened(eval: i32, hit: Option<TtData>) -> i32 {
     }
 }
 
-/// Whether a search result teaches the correction history (step 14): a
+/// Whether a search result teaches the correction tables (step 14): a
 /// quiet judgement (no capture or promotion decided it), not a decided
 /// score, and a bound that says on which side of the evaluation the truth
 /// lies.
@@ -170,12 +170,12 @@ fn teaches_correction(
     best_move: Option<Move>,
     best_score: i32,
     bound: Bound,
-    raw_eval: i32,
+    corrected_eval: i32,
 ) -> bool {
     best_move.is_none_or(is_quiet)
         && best_score.abs() < TB_WIN_BOUND
-        && !(bound == Bound::Lower && best_score <= raw_eval)
-        && !(bound == Bound::Upper && best_score >= raw_eval)
+        && !(bound == Bound::Lower && best_score <= corrected_eval)
+        && !(bound == Bound::Upper && best_score >= corrected_eval)
 }
 
 /// Whether SEE pruning (step 13b) drops `m` at `depth`: it loses too much
@@ -562,15 +562,19 @@ impl Searcher {
         let bound = Bound::of_result(best_score, alpha > original_alpha, beta);
 
         // Step 14. Correction history: the search result teaches the
-        // evaluation's error in this pawn structure.
+        // evaluation's error in this pawn structure, placement of each
+        // side's pieces, set of minor and of major pieces, and after these
+        // two moves.
         if !in_check
             && !root
             && excluded.is_none()
-            && teaches_correction(best_move, best_score, bound, evals.raw)
+            && teaches_correction(best_move, best_score, bound, evals.corrected)
         {
-            self.tables
-                .correction
-                .update(side, evals.pawn_slot, depth, best_score - evals.raw);
+            self.tables.corrections.update(
+                &evals.correction_keys,
+                depth,
+                best_score - evals.corrected,
+            );
         }
 
         // Step 15. Transposition table store. A root searched without some
@@ -646,7 +650,8 @@ impl Searcher {
     }
 
     /// Step 5: the static evaluation (kept in the table), corrected by what
-    /// this pawn structure taught (correction history, ~7 Elo); whether the
+    /// positions sharing its pawns, its pieces or its last two moves taught
+    /// (correction history, ~7 Elo for the pawn table); whether the
     /// side to move is improving (~9 Elo); and the evaluation the pruning
     /// decisions use, tightened by the table entry `hit` (~20 Elo). In
     /// check there is no static evaluation.
@@ -659,11 +664,12 @@ impl Searcher {
         hit: Option<TtData>,
         bound_trusted: bool,
     ) -> NodeEval {
-        let pawn_slot = pawn_hash(board.pos.board());
-        let (raw, corrected) = if in_check {
-            (-INFINITY, -INFINITY)
+        let (correction_keys, raw, corrected) = if in_check {
+            (CorrectionKeys::default(), -INFINITY, -INFINITY)
         } else {
-            self.static_eval(board, ply, pawn_slot, hit)
+            let keys = self.correction_keys(board, ply);
+            let (raw, corrected) = self.static_eval(board, ply, &keys, hit);
+            (keys, raw, corrected)
         };
         self.stack[ply].eval = corrected;
         // Improving: the side to move stands better than at its previous
@@ -677,7 +683,7 @@ impl Searcher {
         // a singular search, whose bound is not the entry's).
         let tightened = tightened(corrected, hit.filter(|_| !in_check && bound_trusted));
         NodeEval {
-            pawn_slot,
+            correction_keys,
             raw,
             corrected,
             tightened,

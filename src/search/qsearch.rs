@@ -5,7 +5,7 @@ use shakmaty::{MoveList, Position};
 
 use super::{cacheable_eval, SearchContext, Searcher, INFINITY, MAX_PLY};
 use crate::board::Board;
-use crate::correction::pawn_hash;
+use crate::history::piece_to;
 use crate::movegen::noisy_moves;
 use crate::movepick::ScoredMoves;
 use crate::score::mated_in;
@@ -67,8 +67,8 @@ impl Searcher {
             // Stand pat: the side to move can usually do at least as well as
             // the static evaluation by declining every capture.
             let stand_pat;
-            (raw_eval, stand_pat) =
-                self.static_eval(board, ply, pawn_hash(board.pos.board()), tt_hit);
+            let keys = self.correction_keys(board, ply);
+            (raw_eval, stand_pat) = self.static_eval(board, ply, &keys, tt_hit);
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -80,6 +80,7 @@ impl Searcher {
 
         let original_alpha = alpha;
         let mut best_move = None;
+        let side = board.pos.turn();
         while let Some(m) = picker.next_move() {
             // SEE pruning: a capture that loses material in the exchange
             // cannot raise a stand-pat score.
@@ -89,6 +90,8 @@ impl Searcher {
             let child = board.play(m);
             self.accumulators
                 .push_move(ply, &board.pos, m, child.pos.board());
+            // The child's continuation correction is keyed by this move.
+            self.stack[ply].played = Some(piece_to(side, m));
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1, ctx);
             if self.counts.stopped {
                 return 0;
