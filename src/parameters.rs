@@ -125,14 +125,43 @@ parameters! {
     lmr_min_depth = 3, 2..=6;
     /// Late move reductions: moves searched before the first reduced one.
     lmr_min_searched = 2, 1..=6;
-    /// Late move reductions: the table's constant term, in hundredths of a
-    /// ply.
-    lmr_base_pct = 75, 0..=200;
-    /// Late move reductions: the table's divisor of ln(depth) *
-    /// ln(move number), in hundredths.
-    lmr_divisor_pct = 225, 100..=400;
-    /// Late move reductions: one ply less per this much quiet-move history.
+    /// Late move reductions, all in 1/1024 of a ply (`_1024`): the table of
+    /// quiet moves is `quiet_base + 1024 * ln(depth) * ln(move number) /
+    /// (quiet_divisor_pct / 100)`; that of captures and promotions the same
+    /// with their own, smaller, terms.
+    lmr_quiet_base_1024 = 768, 0..=2048;
+    lmr_quiet_divisor_pct = 225, 100..=400;
+    lmr_capture_base_1024 = 0, 0..=2048;
+    lmr_capture_divisor_pct = 300, 100..=600;
+    /// Late move reductions: less at PV nodes, less again at positions that
+    /// have been PV nodes (the table's flag; a PV node has both), more at
+    /// expected cut nodes and when the side to move is not improving.
+    lmr_pv_1024 = 1024, 0..=3072;
+    lmr_tt_pv_1024 = 512, 0..=3072;
+    lmr_cut_node_1024 = 1024, 0..=3072;
+    lmr_not_improving_1024 = 1024, 0..=3072;
+    /// Late move reductions: less for a killer and for a move that gives
+    /// check; more for a quiet move when the table move is a capture.
+    lmr_killer_1024 = 1024, 0..=3072;
+    lmr_gives_check_1024 = 1024, 0..=3072;
+    lmr_tt_capture_1024 = 512, 0..=3072;
+    /// Late move reductions: more once this many of the node's children
+    /// have had a beta cutoff (its moves keep being refuted).
+    lmr_child_cutoffs_min = 3, 1..=8;
+    lmr_child_cutoffs_1024 = 512, 0..=3072;
+    /// Late move reductions: a ply less per this much history (quiet moves:
+    /// butterfly plus continuation; captures: capture history).
     lmr_history_divisor = 12_288, 2_048..=32_768;
+    lmr_capture_history_divisor = 8_192, 1_024..=32_768;
+    /// Late move reductions: less by this much per centipawn of correction
+    /// on the static evaluation (a large one says the evaluation is unsure).
+    lmr_correction_1024 = 4, 0..=32;
+    /// Late move reductions: a reduced search that beats alpha is searched
+    /// again a ply deeper when it beats the best score by more than
+    /// `lmr_deeper_margin` centipawns, a ply shallower when by less than
+    /// `lmr_shallower_margin`.
+    lmr_deeper_margin = 50, 0..=300;
+    lmr_shallower_margin = 10, 0..=100;
     /// Aspiration windows: shallowest depth with a window.
     aspiration_min_depth = 4, 1..=8;
     /// Aspiration windows: half-width of the first window, in centipawns.

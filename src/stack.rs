@@ -31,6 +31,10 @@ pub struct StackEntry {
     pub eval: i32,
     /// The move a singular-extension search leaves out at this ply.
     pub excluded: Option<Move>,
+    /// Beta cutoffs in the move loops of this ply's nodes since the parent's
+    /// move loop began (it resets the count): how often the parent's moves
+    /// were refuted, which tells it how late moves are likely to fare.
+    pub cutoffs: u32,
 }
 
 impl StackEntry {
@@ -41,6 +45,7 @@ impl StackEntry {
         played: None,
         eval: -INFINITY,
         excluded: None,
+        cutoffs: 0,
     };
 }
 

@@ -133,6 +133,10 @@ pub struct TtData {
     pub bound: Bound,
     /// The position's static evaluation, when the writer had computed one.
     pub eval: Option<i32>,
+    /// The position has been searched as a PV node: the node that stores
+    /// it was one, or found the flag set in the entry it probed. Late-move
+    /// reductions treat the moves of a line once thought best with care.
+    pub pv: bool,
 }
 
 #[derive(Default)]
@@ -158,9 +162,21 @@ struct Bucket([Entry; BUCKET_SIZE]);
 /// The 16-bit evaluation field's value for "no evaluation".
 const NO_EVAL: i16 = i16::MIN;
 
+/// The bit of the PV flag, the top of the depth byte: depths stay below
+/// `MAX_PLY` (128), so seven bits hold them.
+const PV_BIT: u64 = 1 << 55;
+
 /// Move in bits 0..16, score 16..32, static evaluation 32..48, depth
-/// 48..56, bound 56..58, age 58..64.
-fn pack(mv: PackedMove, score: i32, depth: i32, bound: Bound, eval: Option<i32>, age: u8) -> u64 {
+/// 48..55, the PV flag 55, bound 56..58, age 58..64.
+fn pack(data: TtData, age: u8) -> u64 {
+    let TtData {
+        mv,
+        score,
+        depth,
+        bound,
+        eval,
+        pv,
+    } = data;
     // An evaluation outside the field is dropped, never distorted.
     let eval = eval
         .and_then(|e| i16::try_from(e).ok())
@@ -169,7 +185,8 @@ fn pack(mv: PackedMove, score: i32, depth: i32, bound: Bound, eval: Option<i32>,
     (mv.0 as u64)
         | ((score as i16 as u16 as u64) << 16)
         | ((eval as u16 as u64) << 32)
-        | ((depth.clamp(0, 255) as u64) << 48)
+        | ((depth.clamp(0, 127) as u64) << 48)
+        | if pv { PV_BIT } else { 0 }
         | ((bound as u64) << 56)
         | (((age & 0x3f) as u64) << 58)
 }
@@ -184,11 +201,12 @@ fn unpack(data: u64) -> Option<TtData> {
     Some(TtData {
         mv: PackedMove(data as u16),
         score: (data >> 16) as u16 as i16 as i32,
-        depth: ((data >> 48) & 0xff) as i32,
+        depth: ((data >> 48) & 0x7f) as i32,
         bound,
         eval: Some((data >> 32) as u16 as i16)
             .filter(|&e| e != NO_EVAL)
             .map(i32::from),
+        pv: data & PV_BIT != 0,
     })
 }
 
@@ -251,14 +269,13 @@ impl TranspositionTable {
     /// so later visits need not recompute it).
     #[inline]
     pub fn store(&self, key: u64, ply: usize, data: TtData) {
+        let stored = TtData {
+            score: to_tt(data.score, ply),
+            ..data
+        };
         let TtData {
-            mv,
-            score,
-            depth,
-            bound,
-            eval,
-        } = data;
-        let score = to_tt(score, ply);
+            mv, depth, bound, ..
+        } = stored;
         let bucket = &self.bucket(key).0;
         let age = self.age.load(Ordering::Relaxed) & 0x3f;
         // The victim: this position's own entry, else the entry worth least,
@@ -282,8 +299,8 @@ impl TranspositionTable {
                     // Keep the known best move and evaluation when
                     // re-storing without them.
                     let mv = if mv == PackedMove::NONE { prev.mv } else { mv };
-                    let eval = eval.or(prev.eval);
-                    e.write(key, pack(mv, score, depth, bound, eval, age));
+                    let eval = stored.eval.or(prev.eval);
+                    e.write(key, pack(TtData { mv, eval, ..stored }, age));
                     return;
                 }
             }
@@ -299,7 +316,7 @@ impl TranspositionTable {
                 victim_worth = worth;
             }
         }
-        victim.write(key, pack(mv, score, depth, bound, eval, age));
+        victim.write(key, pack(stored, age));
     }
 
     /// Permille of sampled entries written by the current search (UCI `hashfull`).
@@ -416,6 +433,7 @@ mod tests {
                 depth: 12,
                 bound: Bound::Lower,
                 eval: Some(-1234),
+                pv: true,
             },
         );
         let hit = tt.probe(key, 0).unwrap();
@@ -424,6 +442,7 @@ mod tests {
         assert_eq!(hit.depth, 12);
         assert_eq!(hit.bound, Bound::Lower);
         assert_eq!(hit.eval, Some(-1234));
+        assert!(hit.pv);
         assert!(tt.probe(key ^ 1, 0).is_none());
     }
 
@@ -437,6 +456,7 @@ mod tests {
             depth: 9,
             bound: Bound::Exact,
             eval: None,
+            pv: false,
         };
         // A mate 10 plies from the root, found at ply 4, is a mate 8 plies
         // from the root when the position comes up at ply 2.
@@ -461,6 +481,7 @@ mod tests {
                 depth: 4,
                 bound: Bound::Upper,
                 eval: Some(87),
+                pv: false,
             },
         );
         tt.store(
@@ -472,6 +493,7 @@ mod tests {
                 depth: 6,
                 bound: Bound::Lower,
                 eval: None,
+                pv: false,
             },
         );
         let hit = tt.probe(key, 0).unwrap();
@@ -485,6 +507,7 @@ mod tests {
                 depth: 7,
                 bound: Bound::Lower,
                 eval: Some(-87),
+                pv: false,
             },
         );
         assert_eq!(tt.probe(key, 0).unwrap().eval, Some(-87));
@@ -500,6 +523,7 @@ mod tests {
                     depth: 1,
                     bound: Bound::Exact,
                     eval: Some(out_of_range),
+                    pv: false,
                 },
             );
             assert_eq!(tt.probe(other, 0).unwrap().eval, None);
@@ -513,6 +537,7 @@ mod tests {
                 depth: 1,
                 bound: Bound::Exact,
                 eval: Some(32_767),
+                pv: false,
             },
         );
         assert_eq!(tt.probe(key ^ 0xff, 0).unwrap().eval, Some(32_767));
@@ -552,6 +577,7 @@ mod tests {
                                     depth,
                                     bound,
                                     eval: None,
+                                    pv: false,
                                 },
                             );
                         } else if let Some(hit) = tt.probe(key, 0) {
@@ -585,6 +611,7 @@ mod tests {
                 depth: 20,
                 bound: Bound::Exact,
                 eval: None,
+                pv: false,
             },
         );
         for k in 2..40u64 {
@@ -597,6 +624,7 @@ mod tests {
                     depth: 1,
                     bound: Bound::Upper,
                     eval: None,
+                    pv: false,
                 },
             );
         }
@@ -616,6 +644,7 @@ mod tests {
                     depth: 1,
                     bound: Bound::Upper,
                     eval: None,
+                    pv: false,
                 },
             );
         }
@@ -635,6 +664,7 @@ mod tests {
                 depth: 3,
                 bound: Bound::Exact,
                 eval: None,
+                pv: false,
             },
         );
         // Simulate a concurrent writer having replaced only the data word.
@@ -645,7 +675,17 @@ mod tests {
             .find(|e| e.data.load(Ordering::Relaxed) != 0)
             .unwrap();
         e.data.store(
-            pack(PackedMove(9), 99, 9, Bound::Exact, None, 0),
+            pack(
+                TtData {
+                    mv: PackedMove(9),
+                    score: 99,
+                    depth: 9,
+                    bound: Bound::Exact,
+                    eval: None,
+                    pv: false,
+                },
+                0,
+            ),
             Ordering::Relaxed,
         );
         assert!(tt.probe(key, 0).is_none());

@@ -331,6 +331,24 @@ mutant correction-continuation-term-dropped src/correction/mod.rs \
 mutant correction-black-pieces-not-taught src/correction/mod.rs \
     's/self.non_pawn\[0\].update(keys.non_pawn\[0\], depth, diff);//' \
     "${corr}tests::an_update_moves_every_table_of_the_position"
+# --- late-move reductions in 1/1024 ply (src/search/lmr.rs) ----------------
+lmr='cargo test --release -p kiraly --lib search::lmr::tests::'
+mutant lmr-table-shrinks-with-move-count src/search/lmr.rs \
+    's/let logs = (depth as f64).ln() \* (searched as f64).ln();/let logs = (depth as f64).ln() * (64.0 \/ searched as f64).ln();/' \
+    "${lmr}base_reductions_grow_with_depth_and_move_count"
+mutant lmr-captures-use-the-quiet-table src/search/lmr.rs \
+    's/let (base, divisor_pct) = if quiet {/let (base, divisor_pct) = if true {/' \
+    "${lmr}captures_are_reduced_less_than_quiet_moves"
+mutant lmr-negative-reduction-extends src/search/lmr.rs \
+    's/(new_depth - reduction \/ ONE_PLY).clamp(1, new_depth.max(1))/(new_depth - reduction \/ ONE_PLY).max(1)/' \
+    "${lmr}reduced_depth_rounds_down_and_stays_within_one_ply_and_new_depth"
+mutant lmr-research-never-deeper src/search/lmr.rs \
+    's/        new_depth + 1$/        new_depth/' \
+    "${lmr}research_goes_deeper_for_a_wide_margin_and_shallower_for_a_narrow_one"
+# --- the PV flag of table entries (src/tt.rs) --------------------------------
+mutant tt-pv-flag-lost src/tt.rs \
+    's/pv: data \& PV_BIT != 0,/pv: false,/' \
+    'cargo test --release -p kiraly --lib tt::tests::store_and_probe_round_trip'
 if [ "${1:-}" = --check ]; then
     # Fast: every edit still applies to this tree (no build, no test).
     stale=0

@@ -232,7 +232,7 @@ class Resume(unittest.TestCase):
 
     def command(self, state):
         return [sys.executable, SPSA, "--engine", f"{sys.executable} {MOCK}",
-                "--nodes", "1", "--params", "rfp_margin,lmr_base_pct",
+                "--nodes", "1", "--params", "rfp_margin,lmr_quiet_base_1024",
                 "--iterations", str(self.ITERATIONS), "--seed", "7", "--state", state,
                 "--match-args", f"--maxmoves 3 --uci-timeout {HUNG // 2}"]
 

@@ -4,9 +4,9 @@
 
 use std::sync::atomic::Ordering;
 
-use shakmaty::{Color, Move, MoveList, Position};
+use shakmaty::{Move, MoveList, Position};
 
-use super::lmr::lmr_reduction;
+use super::lmr::{reduced_depth, research_depth, ReductionFacts};
 use super::pruning::Singular;
 use super::rewards::Tried;
 use super::{cacheable_eval, SearchContext, Searcher, INFINITY, MATE_BOUND, MAX_DEPTH, MAX_PLY};
@@ -96,6 +96,8 @@ pub(super) struct NodeFacts<'b> {
     pub(super) expect: Expect,
     pub(super) tt_hit: Option<TtData>,
     pub(super) tt_move: PackedMove,
+    /// The node is a PV node, or the table's entry says it has been one.
+    pub(super) tt_pv: bool,
     pub(super) raw_eval: i32,
     pub(super) static_eval: i32,
     /// The static evaluation tightened by the table's score (see
@@ -115,16 +117,6 @@ struct NodeEval {
     /// lies beyond it.
     tightened: i32,
     /// The side to move stands better than at its previous turn.
-    improving: bool,
-}
-
-/// What the move loop's reductions ask of its node.
-struct LoopFacts {
-    side: Color,
-    /// The (piece, to) indices of the last two moves played.
-    previous: [Option<usize>; 2],
-    /// The node is an expected cut node.
-    cut_node: bool,
     improving: bool,
 }
 
@@ -250,6 +242,7 @@ impl Searcher {
         // to try first is the best of the last iteration.
         let tt_hit = ctx.tt.probe(board.key, ply);
         let mut tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
+        let tt_pv = pv_node || tt_hit.is_some_and(|h| h.pv);
         if let Some(hit) = tt_hit.filter(|_| excluded.is_none()) {
             if !pv_node && hit.depth >= depth && hit.bound.settles(hit.score, alpha, beta) {
                 return hit.score;
@@ -312,6 +305,7 @@ impl Searcher {
             expect,
             tt_hit,
             tt_move,
+            tt_pv,
             raw_eval: evals.raw,
             static_eval: evals.corrected,
             eval,
@@ -367,12 +361,23 @@ impl Searcher {
         // them.
         let side = board.pos.turn();
         let previous = [1, 2].map(|back| self.stack.back(ply, back).played);
-        let facts = LoopFacts {
+        let facts = ReductionFacts {
             side,
+            ply,
             previous,
             cut_node,
             improving,
+            pv_node,
+            tt_pv,
+            tt_move_noisy: tt_move.is_some_and(|m| !is_quiet(m)),
+            correction: if in_check {
+                0
+            } else {
+                (evals.corrected - evals.raw).abs()
+            },
         };
+        // The children count their cutoffs afresh for this node's moves.
+        self.stack[ply + 1].cutoffs = 0;
         let mut picker = MovePicker::new(
             &board.pos,
             tt_move,
@@ -487,15 +492,19 @@ impl Searcher {
                 }
             } else {
                 // Step 13f. Late move reductions.
-                let reduction = if quiet && !gives_check && !in_check {
-                    self.late_move_reduction::<N>(m, depth, searched, ply, &facts)
+                let reduced = if in_check {
+                    new_depth
                 } else {
-                    0
+                    let reduction =
+                        self.late_move_reduction(m, quiet, gives_check, depth, searched, &facts);
+                    reduced_depth(new_depth, reduction)
                 };
                 // Step 13g. Principal variation search: prove the move is no
                 // better with a null window, and search it fully only when
-                // it is. A reduced search expects a cut.
-                let reduced_expect = if reduction > 0 {
+                // it is. A reduced search expects a cut. A reduced search
+                // that beats alpha is searched again a ply deeper or
+                // shallower than planned, by how far it beat the best score.
+                let reduced_expect = if reduced < new_depth {
                     Expect::Cut
                 } else {
                     expect.flip()
@@ -503,20 +512,23 @@ impl Searcher {
                 let mut s = -self.search::<NonPv>(
                     &child,
                     Window::null(-alpha),
-                    new_depth - reduction,
+                    reduced,
                     ply + 1,
                     reduced_expect,
                     ctx,
                 );
-                if s > alpha && reduction > 0 {
-                    s = -self.search::<NonPv>(
-                        &child,
-                        Window::null(-alpha),
-                        new_depth,
-                        ply + 1,
-                        expect.flip(),
-                        ctx,
-                    );
+                if s > alpha && reduced < new_depth {
+                    let full = research_depth(new_depth, s, best_score);
+                    if full > reduced {
+                        s = -self.search::<NonPv>(
+                            &child,
+                            Window::null(-alpha),
+                            full,
+                            ply + 1,
+                            expect.flip(),
+                            ctx,
+                        );
+                    }
                 }
                 if pv_node && s > alpha && s < beta {
                     s = self.search_pv_child(&child, Window::new(alpha, beta), new_depth, ply, ctx);
@@ -546,6 +558,7 @@ impl Searcher {
                         self.root.lead_line.extend(self.stack.root_pv());
                     }
                     if score >= beta {
+                        self.stack[ply].cutoffs += 1;
                         self.reward_cutoff(m, side, depth, ply, previous, &tried);
                         break;
                     }
@@ -587,6 +600,7 @@ impl Searcher {
                 depth,
                 bound,
                 eval: cacheable_eval(board, evals.raw),
+                pv: tt_pv,
             };
             ctx.tt.store(board.key, ply, data);
         }
@@ -637,6 +651,7 @@ impl Searcher {
                 depth: (depth + params::tb_store_depth_bonus()).min(MAX_DEPTH),
                 bound,
                 eval: None,
+                pv: pv_node,
             };
             ctx.tt.store(board.key, ply, data);
             TbProbe::Cut(score)
@@ -689,46 +704,6 @@ impl Searcher {
             tightened,
             improving,
         }
-    }
-
-    /// Step 13f. Late move reductions (~43 Elo; a ply more at expected cut
-    /// nodes, ~7 Elo): a quiet move ordered late (`searched` moves before
-    /// it) is searched shallower first, and again at full depth only if it
-    /// beats alpha. The caller has checked that `m` is quiet, gives no
-    /// check and the node is not in check.
-    #[inline]
-    fn late_move_reduction<N: NodeKind>(
-        &self,
-        m: Move,
-        depth: i32,
-        searched: usize,
-        ply: usize,
-        facts: &LoopFacts,
-    ) -> i32 {
-        if !self.root.selective
-            || depth < params::lmr_min_depth()
-            || searched < params::lmr_min_searched() as usize
-        {
-            return 0;
-        }
-        let mut reduction = lmr_reduction(depth, searched);
-        if N::PV {
-            reduction -= 1;
-        }
-        // An expected cut node fails high on one of its first moves; the
-        // late ones are unlikely to matter.
-        if facts.cut_node {
-            reduction += 1;
-        }
-        if !facts.improving {
-            reduction += 1;
-        }
-        if self.stack[ply].killers.contains(&Some(m)) {
-            reduction -= 1;
-        }
-        reduction -= self.ordering(facts.previous).quiet_score(facts.side, m)
-            / params::lmr_history_divisor();
-        reduction.clamp(0, depth - 2)
     }
 
     /// The move-ordering tables for a node whose last two moves had the

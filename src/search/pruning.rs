@@ -158,6 +158,7 @@ impl Searcher {
                     depth: depth - params::probcut_reduction(),
                     bound: Bound::Lower,
                     eval: cacheable_eval(board, node.raw_eval),
+                    pv: node.tt_pv,
                 };
                 ctx.tt.store(board.key, ply, data);
                 return Some(score);

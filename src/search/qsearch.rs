@@ -114,6 +114,9 @@ impl Searcher {
             depth: 0,
             bound,
             eval: cacheable_eval(board, raw_eval),
+            // The quiescence search does not tell PV nodes apart: it keeps
+            // what the entry said.
+            pv: tt_hit.is_some_and(|h| h.pv),
         };
         ctx.tt.store(board.key, ply, data);
         best_score
