@@ -340,10 +340,16 @@ mutant lmr-captures-use-the-quiet-table src/search/lmr.rs \
     's/let (base, divisor_pct) = if quiet {/let (base, divisor_pct) = if true {/' \
     "${lmr}captures_are_reduced_less_than_quiet_moves"
 mutant lmr-negative-reduction-extends src/search/lmr.rs \
-    's/(new_depth - reduction \/ ONE_PLY).clamp(1, new_depth.max(1))/(new_depth - reduction \/ ONE_PLY).max(1)/' \
+    's/(new_depth - reduction \/ ONE_PLY).clamp(new_depth.min(1), new_depth)/(new_depth - reduction \/ ONE_PLY).max(1)/' \
+    "${lmr}reduced_depth_rounds_down_and_stays_within_one_ply_and_new_depth"
+mutant lmr-horizon-move-lifted-to-one-ply src/search/lmr.rs \
+    's/(new_depth - reduction \/ ONE_PLY).clamp(new_depth.min(1), new_depth)/(new_depth - reduction \/ ONE_PLY).clamp(1, new_depth.max(1))/' \
     "${lmr}reduced_depth_rounds_down_and_stays_within_one_ply_and_new_depth"
 mutant lmr-research-never-deeper src/search/lmr.rs \
     's/        new_depth + 1$/        new_depth/' \
+    "${lmr}research_goes_deeper_for_a_wide_margin_and_shallower_for_a_narrow_one"
+mutant lmr-research-deeper-than-the-node src/search/lmr.rs \
+    's/    planned.min(depth)$/    planned/' \
     "${lmr}research_goes_deeper_for_a_wide_margin_and_shallower_for_a_narrow_one"
 # --- the PV flag of table entries (src/tt.rs) --------------------------------
 mutant tt-pv-flag-lost src/tt.rs \

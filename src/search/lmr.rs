@@ -87,23 +87,27 @@ fn formula(depth: usize, searched: usize, quiet: bool) -> i32 {
 /// `new_depth`, reduced by `reduction` (1/1024 ply, possibly negative):
 /// rounded down to whole plies, never above `new_depth` (a reduction does
 /// not extend) and never below one ply (the reduced search still searches
-/// the move rather than dropping into the quiescence search).
+/// the move rather than dropping into the quiescence search); a move at
+/// the horizon already (`new_depth` 0) stays there.
 pub(super) fn reduced_depth(new_depth: i32, reduction: i32) -> i32 {
-    (new_depth - reduction / ONE_PLY).clamp(1, new_depth.max(1))
+    (new_depth - reduction / ONE_PLY).clamp(new_depth.min(1), new_depth)
 }
 
 /// The depth of the full-depth search after a reduced one beat alpha with
 /// `score`: a ply deeper when it beat the node's best score so far by a
 /// wide margin (the move may be better than the reduced search could
-/// show), a ply shallower when only just.
-pub(super) fn research_depth(new_depth: i32, score: i32, best_score: i32) -> i32 {
-    if score > best_score + params::lmr_deeper_margin() {
+/// show), a ply shallower when only just. Never deeper than the node's own
+/// `depth`: a move extended already (a check) is not deepened again, or a
+/// line of checks would gain a ply at every move and run to the ply limit.
+pub(super) fn research_depth(new_depth: i32, depth: i32, score: i32, best_score: i32) -> i32 {
+    let planned = if score > best_score + params::lmr_deeper_margin() {
         new_depth + 1
     } else if score < best_score + params::lmr_shallower_margin() {
         new_depth - 1
     } else {
         new_depth
-    }
+    };
+    planned.min(depth)
 }
 
 impl Searcher {
@@ -219,26 +223,24 @@ mod tests {
         // Never below one ply.
         assert_eq!(reduced_depth(4, 10 * ONE_PLY), 1);
         assert_eq!(reduced_depth(1, 2 * ONE_PLY), 1);
+        // A move at the horizon is not lifted above it.
+        assert_eq!(reduced_depth(0, 0), 0);
+        assert_eq!(reduced_depth(0, ONE_PLY), 0);
+        assert_eq!(reduced_depth(0, -ONE_PLY), 0);
     }
 
     #[test]
     fn research_goes_deeper_for_a_wide_margin_and_shallower_for_a_narrow_one() {
-        let best = 0;
-        assert_eq!(
-            research_depth(8, best + params::lmr_deeper_margin() + 1, best),
-            9
+        let (best, wide, narrow) = (
+            0,
+            params::lmr_deeper_margin() + 1,
+            params::lmr_shallower_margin() - 1,
         );
-        assert_eq!(
-            research_depth(8, best + params::lmr_deeper_margin(), best),
-            8
-        );
-        assert_eq!(
-            research_depth(8, best + params::lmr_shallower_margin(), best),
-            8
-        );
-        assert_eq!(
-            research_depth(8, best + params::lmr_shallower_margin() - 1, best),
-            7
-        );
+        assert_eq!(research_depth(8, 9, best + wide, best), 9);
+        assert_eq!(research_depth(8, 9, best + wide - 1, best), 8);
+        assert_eq!(research_depth(8, 9, best + narrow + 1, best), 8);
+        assert_eq!(research_depth(8, 9, best + narrow, best), 7);
+        // A checking move, extended to the node's depth, is not deepened.
+        assert_eq!(research_depth(9, 9, best + wide, best), 9);
     }
 }

@@ -518,7 +518,7 @@ impl Searcher {
                     ctx,
                 );
                 if s > alpha && reduced < new_depth {
-                    let full = research_depth(new_depth, s, best_score);
+                    let full = research_depth(new_depth, depth, s, best_score);
                     if full > reduced {
                         s = -self.search::<NonPv>(
                             &child,
