@@ -355,6 +355,11 @@ mutant lmr-research-deeper-than-the-node src/search/lmr.rs \
 mutant tt-pv-flag-lost src/tt.rs \
     's/pv: data \& PV_BIT != 0,/pv: false,/' \
     'cargo test --release -p kiraly --lib tt::tests::store_and_probe_round_trip'
+# --- a stopped search visits no more nodes (src/search/mod.rs) -------------
+mutant visit-counts-after-stop src/search/mod.rs \
+    '/fn visit(/,/^    }/s/        if self.counts.stopped {/        if false \&\& self.counts.stopped {/' \
+    'cargo test --release -p kiraly --lib search::tests::a_node_limit_is_never_passed'
+
 if [ "${1:-}" = --check ]; then
     # Fast: every edit still applies to this tree (no build, no test).
     stale=0

@@ -280,8 +280,13 @@ impl Searcher {
     }
 
     /// Counts a node and, every so often, looks at the clock and the signals.
+    /// A stopped search unwinding (a re-search started on a stopped child's
+    /// score) visits no more nodes, so a node limit is never passed.
     #[inline]
     fn visit(&mut self, ctx: &SearchContext) {
+        if self.counts.stopped {
+            return;
+        }
         self.counts.nodes += 1;
         self.counts.unflushed += 1;
         if self.counts.nodes >= self.counts.node_limit {
@@ -400,6 +405,36 @@ fn budget_elapsed(ctx: &SearchContext) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `go nodes` limit holds exactly: a search stopped at the limit
+    /// counts no node while it unwinds (re-searches started on a stopped
+    /// child's score, ProbCut after a stopped quiescence search).
+    #[test]
+    fn a_node_limit_is_never_passed() {
+        let tt = Arc::new(TranspositionTable::new(1).unwrap());
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        ] {
+            let board = Board::new(crate::fen::parse_book_line(fen).unwrap());
+            for limit in (100..4000).step_by(53) {
+                let limits = Limits {
+                    nodes: Some(limit),
+                    ..Limits::default()
+                };
+                let job = Job::new(board.clone(), limits, Arc::clone(&tt));
+                let mut searcher = Searcher::new(0);
+                searcher.verbose = false;
+                searcher.think(&job.root, &job.context());
+                assert!(
+                    searcher.nodes() <= limit,
+                    "{fen}: {} > {limit}",
+                    searcher.nodes()
+                );
+            }
+        }
+    }
 
     /// Searches with the net: every evaluation asserts (see `evaluate`) that
     /// the accumulators carried down the stack equal a refresh, through
