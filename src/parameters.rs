@@ -179,12 +179,11 @@ parameters! {
     /// correction added to the static evaluation: by pawn structure, by
     /// each side's other pieces (one weight for both sides' tables), by the
     /// minor pieces and kings, by the major pieces and kings, and by the
-    /// last two moves. Each table estimates the whole error, so when all
-    /// agree the correction is the error times the sum of the weights; but
-    /// an average starts at zero and most slots see few results, so most
-    /// fall short of it. The defaults (the pawn table at its weight from
-    /// before the others came, the others at half) are a first guess for
-    /// SPSA to settle.
+    /// last two moves. The tables learn together what the corrected
+    /// evaluation still misses, so the weights share out the error between
+    /// them rather than multiply it. The defaults (the pawn table at its
+    /// weight from before the others came, the others at half) are a first
+    /// guess for SPSA to settle.
     corr_pawn_weight_pct = 100, 0..=300;
     corr_non_pawn_weight_pct = 50, 0..=300;
     corr_minor_weight_pct = 50, 0..=300;

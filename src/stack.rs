@@ -76,6 +76,14 @@ impl Stack {
         &self.entries[BEFORE_ROOT + ply - back]
     }
 
+    /// The (piece, to) indices of the moves played one and two plies before
+    /// `ply`: the key of the move-ordering tables and of the continuation
+    /// correction.
+    #[inline]
+    pub fn previous_moves(&self, ply: usize) -> [Option<usize>; 2] {
+        [1, 2].map(|back| self.back(ply, back).played)
+    }
+
     /// Forgets the killer moves, which belong to one search.
     pub fn clear_killers(&mut self) {
         for e in self.entries.iter_mut() {

@@ -6,9 +6,10 @@
 //! shares it, and a pair of moves that it misreads is misread wherever it
 //! is played. After each search of a node, the difference between the
 //! search result and the corrected static evaluation (what the tables
-//! together still miss) is folded into one table per such context (`table`), at the slot of the node's
-//! context (`keys`); the search adds the weighted sum of the averages to the
-//! static evaluation it prunes with. The weights are tunable parameters.
+//! together still miss) is folded into one table per such context
+//! (`table`), at the slot of the node's context (`keys`); the search adds
+//! the weighted sum of the entries to the static evaluation it prunes
+//! with. The weights are tunable parameters.
 
 mod keys;
 mod table;
@@ -49,7 +50,7 @@ impl Corrections {
     }
 
     /// The correction in centipawns for the position of `keys`: each
-    /// table's average times its weight in percent.
+    /// table's entry times its weight in percent.
     #[inline]
     pub fn get(&self, keys: &CorrectionKeys) -> i32 {
         let non_pawn =

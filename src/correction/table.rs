@@ -1,14 +1,15 @@
-//! One correction table: a running average of the static evaluation's
-//! error per slot, where the caller's key decides what a slot stands for
-//! (a pawn structure with the side to move, the two moves before, ...).
+//! One correction table: per slot, an estimate of the static evaluation's
+//! error, moved by each search result toward what the correction still
+//! misses; the caller's key decides what a slot stands for (a pawn
+//! structure with the side to move, the two moves before, ...).
 //!
 //! Entries are stored in units of 1/`GRAIN` centipawn so that small
-//! differences still move the average; each is bounded by
-//! `MAX_CORRECTION`, which also lets an entry fit in an `i16`.
+//! residuals still move them; each is bounded by `MAX_CORRECTION`, which
+//! also lets an entry fit in an `i16`.
 
 /// Fixed-point unit: an entry of `GRAIN` is one centipawn.
 pub const GRAIN: i32 = 256;
-/// The weight of a new sample is `min(depth + 1, MAX_WEIGHT)` out of `WEIGHT_SCALE`.
+/// A result moves an entry by `min(depth + 1, MAX_WEIGHT)` / `WEIGHT_SCALE` of its residual.
 const WEIGHT_SCALE: i32 = 256;
 const MAX_WEIGHT: i32 = 16;
 /// No entry beyond this many centipawns.
@@ -27,7 +28,7 @@ impl CorrectionTable {
         }
     }
 
-    /// The average error of `slot`, in 1/`GRAIN` centipawn.
+    /// The estimated error of `slot`, in 1/`GRAIN` centipawn.
     #[inline]
     pub fn get(&self, slot: usize) -> i32 {
         i32::from(self.entries[slot])

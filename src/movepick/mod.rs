@@ -207,19 +207,23 @@ impl<'a> MovePicker<'a> {
         self.skip_quiets = true;
     }
 
+    /// The position's check squares, computed on the first question.
+    #[inline]
+    fn check_squares(&mut self) -> CheckSquares {
+        let pos = self.pos;
+        *self.checks.get_or_insert_with(|| CheckSquares::new(pos))
+    }
+
     /// Whether `m`, legal in the picker's position, gives check.
     #[inline]
     pub fn gives_check(&mut self, m: Move) -> bool {
-        let pos = self.pos;
-        self.checks
-            .get_or_insert_with(|| CheckSquares::new(pos))
-            .gives_check(pos, m)
+        self.check_squares().gives_check(self.pos, m)
     }
 
     /// The quiet moves not yet selected that give check.
     fn count_quiet_checks(&mut self) -> usize {
         let pos = self.pos;
-        let checks = *self.checks.get_or_insert_with(|| CheckSquares::new(pos));
+        let checks = self.check_squares();
         let from = self.next.max(self.quiet_start);
         self.moves[from..]
             .iter()

@@ -360,7 +360,7 @@ impl Searcher {
     /// pieces, and the moves of the two plies before it.
     #[inline]
     fn correction_keys(&self, board: &Board, ply: usize) -> CorrectionKeys {
-        let previous = [1, 2].map(|back| self.stack.back(ply, back).played);
+        let previous = self.stack.previous_moves(ply);
         CorrectionKeys::new(board.pos.board(), board.pos.turn(), previous)
     }
 

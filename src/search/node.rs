@@ -360,7 +360,7 @@ impl Searcher {
         // counter-move as the singular search of step 12 (at this ply) left
         // them.
         let side = board.pos.turn();
-        let previous = [1, 2].map(|back| self.stack.back(ply, back).played);
+        let previous = self.stack.previous_moves(ply);
         let facts = ReductionFacts {
             side,
             ply,
