@@ -23,7 +23,6 @@ repo=$(git rev-parse --show-toplevel) || exit 2
 cd "$repo" || exit 2
 target=${MUTANTS_TARGET:-$repo/target/mutants}
 timeout_s=${MUTANTS_TIMEOUT:-900}
-tree=${TMPDIR:-/tmp}/kiraly-mutants-$(id -u)
 
 # The Python tests run in this tree's virtual environment (`make venv`).
 py=$repo/.venv/bin/python
@@ -394,11 +393,12 @@ else
 fi
 
 mkdir -p "$target" || exit 2
-# One run at a time: they share the scratch tree.
+# One run at a time per worktree: runs share its scratch builds (target).
 exec 9>"$target/.lock"
 flock -n 9 || { echo "another tools/mutants.sh run holds $target/.lock" >&2; exit 2; }
-rm -rf "$tree"
-mkdir -p "$tree" || exit 2
+# A folder of its own per run: two worktrees checking mutants at once must
+# not empty each other's scratch tree.
+tree=$(mktemp -d "${TMPDIR:-/tmp}/kiraly-mutants.XXXXXX") || exit 2
 trap 'rm -rf "$tree"' EXIT
 git ls-files -z --cached --others --exclude-standard |
     tar --null --files-from=- --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$tree" || exit 2
