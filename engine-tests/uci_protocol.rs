@@ -821,22 +821,17 @@ fn clear_hash_empties_the_table() {
     let fresh = nodes(&mut e);
     eprintln!("first {first}, warm {warm}, after Clear Hash {cleared}, after ucinewgame {fresh}");
     assert_eq!(fresh, first, "ucinewgame must repeat the first search");
-    // With the correction tables by pieces and moves (bench 1773288) the
-    // counts at depth 7 are 2625, 998, 2132, 2625: three fifths off for the
-    // warm table, and Clear Hash gives most of it back (the histories and
-    // correction tables stay warm). An ignored Clear Hash would search about
-    // as little as the warm table. The depth is chosen where a warm table
-    // pays: with those tables warm, the evaluations of the second search
-    // differ from the first's, and deeper searches vary too much (depth 9:
-    // 13133, 10384, 12327; depth 11: 45443, 80624, 26676). With the pawn
-    // table alone (bench 1781776) depth 9 gave 11010, 4122, 12308, 11010
-    // (generation 4: 15276, 3665, 13136, 15276; generation 3: 13957, 6874,
-    // 8816, 13957; generation 2: 15239, 4993, 7587; at depth 10 its second
-    // search had taken more nodes than its first).
-    assert!(
-        warm * 5 < first * 4,
-        "a warm table saves nodes: {warm} vs {first}"
-    );
+    // A warm table saves nodes, and Clear Hash gives most of them back (the
+    // histories and correction tables stay warm, so the cleared search is
+    // not the first one again); an ignored Clear Hash would search about as
+    // little as the warm table. How much the warm table saves depends on
+    // the net: at depth 7 generation 5 counted 2625, 998, 2132, 2625,
+    // generation 6 counts 3140, 2719, 4517, 3140. The depth is chosen where
+    // a warm table pays: with those tables warm, the evaluations of the
+    // second search differ from the first's, and deeper searches vary too
+    // much (depth 9 with generation 5: 13133, 10384, 12327; depth 11:
+    // 45443, 80624, 26676).
+    assert!(warm < first, "a warm table saves nodes: {warm} vs {first}");
     assert!(
         cleared * 4 > warm * 5,
         "Clear Hash: {cleared} vs warm {warm}"

@@ -359,6 +359,11 @@ mutant visit-counts-after-stop src/search/mod.rs \
     '/fn visit(/,/^    }/s/        if self.counts.stopped {/        if false \&\& self.counts.stopped {/' \
     'cargo test --release -p kiraly --lib search::tests::a_node_limit_is_never_passed'
 
+# --- Clear Hash empties the table (src/engine.rs) ----------------------------
+mutant clear-hash-ignored src/engine.rs \
+    's/OptionChange::ClearHash => self.clear_tt(),/OptionChange::ClearHash => {}/' \
+    'cargo test --release --test uci_protocol clear_hash_empties_the_table'
+
 if [ "${1:-}" = --check ]; then
     # Fast: every edit still applies to this tree (no build, no test).
     stale=0
