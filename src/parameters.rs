@@ -197,6 +197,12 @@ parameters! {
     history_bonus_quadratic = 16, 0..=64;
     history_bonus_linear = 32, 0..=128;
     history_bonus_max = 4096, 512..=16_384;
+    /// The continuation history four plies back (the side to move's own
+    /// move before last): its weight, in percent, in the quiet history that
+    /// orders, prunes and reduces quiet moves, and the share of a cutoff's
+    /// bonus (and malus) it learns. One and two plies back count fully.
+    cont_hist_4_order_pct = 100, 0..=200;
+    cont_hist_4_bonus_pct = 50, 0..=200;
     /// Quiescence and evasion ordering (MVV-LVA, victim value times 100
     /// less attacker value): what a queen promotion adds.
     queen_promotion_order_bonus = 800, 0..=2000;

@@ -4,11 +4,11 @@
 
 use std::sync::atomic::Ordering;
 
-use shakmaty::{Move, MoveList, Position};
+use shakmaty::{Bitboard, Move, MoveList, Position};
 
-use super::lmr::{reduced_depth, research_depth, ReductionFacts};
+use super::lmr::{reduced_depth, research_depth, ReducedMove, ReductionFacts};
 use super::pruning::Singular;
-use super::rewards::Tried;
+use super::rewards::{QuietKey, Tried};
 use super::{cacheable_eval, SearchContext, Searcher, INFINITY, MATE_BOUND, MAX_DEPTH, MAX_PLY};
 use crate::board::Board;
 use crate::correction::CorrectionKeys;
@@ -360,11 +360,9 @@ impl Searcher {
         // counter-move as the singular search of step 12 (at this ply) left
         // them.
         let side = board.pos.turn();
-        let previous = self.stack.previous_moves(ply);
+        let continued = self.stack.continuation_moves(ply);
         let facts = ReductionFacts {
-            side,
             ply,
-            previous,
             cut_node,
             improving,
             pv_node,
@@ -382,7 +380,7 @@ impl Searcher {
             &board.pos,
             tt_move,
             self.stack[ply].killers,
-            previous[0].and_then(|p| self.tables.counter_moves.get(p)),
+            continued[0].and_then(|p| self.tables.counter_moves.get(p)),
         );
         let mut tried = Tried::new();
         let mut best_score = tb_floor;
@@ -395,7 +393,7 @@ impl Searcher {
         self.keys.push(board.key);
         // The ordering context borrows the history tables for each call
         // only: the loop updates them.
-        while let Some(m) = picker.next_move(&self.ordering(previous)) {
+        while let Some(m) = picker.next_move(&self.ordering(continued)) {
             legal += 1;
             if excluded == Some(m) || (root && !root_moves.contains(&m)) {
                 continue;
@@ -447,6 +445,15 @@ impl Searcher {
                 }
             }
 
+            // The move's history, which the reductions judge it by (the
+            // picker knows the node's threats, which key the quiet history).
+            let history = if quiet {
+                self.ordering(continued)
+                    .quiet_score(side, picker.threats(), m)
+            } else {
+                self.tables.captures.get(side, m)
+            };
+
             // Step 13b. SEE pruning (~25 Elo).
             if scored
                 && !root
@@ -495,8 +502,13 @@ impl Searcher {
                 let reduced = if in_check {
                     new_depth
                 } else {
-                    let reduction =
-                        self.late_move_reduction(m, quiet, gives_check, depth, searched, &facts);
+                    let mv = ReducedMove {
+                        m,
+                        quiet,
+                        gives_check,
+                        history,
+                    };
+                    let reduction = self.late_move_reduction(&mv, depth, searched, &facts);
                     reduced_depth(new_depth, reduction)
                 };
                 // Step 13g. Principal variation search: prove the move is no
@@ -559,7 +571,18 @@ impl Searcher {
                     }
                     if score >= beta {
                         self.stack[ply].cutoffs += 1;
-                        self.reward_cutoff(m, side, depth, ply, previous, &tried);
+                        // Only a quiet cutoff teaches the quiet history,
+                        // which alone asks for the threats.
+                        let key = QuietKey {
+                            side,
+                            threats: if quiet {
+                                picker.threats()
+                            } else {
+                                Bitboard::EMPTY
+                            },
+                            continued,
+                        };
+                        self.reward_cutoff(m, depth, ply, &key, &tried);
                         break;
                     }
                 }
@@ -706,14 +729,14 @@ impl Searcher {
         }
     }
 
-    /// The move-ordering tables for a node whose last two moves had the
-    /// (piece, to) indices `previous`.
+    /// The move-ordering tables for a node whose moves
+    /// `CONTINUATION_PLIES` back had the (piece, to) indices `continued`.
     #[inline]
-    pub(super) fn ordering(&self, previous: [Option<usize>; 2]) -> OrderingContext<'_> {
+    pub(super) fn ordering(&self, continued: [Option<usize>; 3]) -> OrderingContext<'_> {
         OrderingContext {
             butterfly: &self.tables.butterfly,
             captures: &self.tables.captures,
-            continuations: previous.map(|p| p.map(|p| self.tables.continuation.row(p))),
+            continuations: continued.map(|p| p.map(|p| self.tables.continuation.row(p))),
         }
     }
 }
