@@ -121,6 +121,11 @@ parameters! {
     singular_tt_depth_slack = 3, 1..=6;
     /// Singular extensions: margin per ply under the table score.
     singular_margin = 2, 1..=8;
+    /// History pruning: at most this depth, a quiet move whose quiet
+    /// history (butterfly plus continuation) is below `-hist_prune_margin`
+    /// per ply of depth is not searched.
+    hist_prune_max_depth = 4, 1..=12;
+    hist_prune_margin = 2048, 256..=16_384;
     /// Late move reductions: shallowest depth.
     lmr_min_depth = 3, 2..=6;
     /// Late move reductions: moves searched before the first reduced one.

@@ -351,7 +351,7 @@ mutant lmr-research-never-deeper src/search/lmr.rs \
 mutant lmr-research-deeper-than-the-node src/search/lmr.rs \
     's/    planned.min(depth)$/    planned/' \
     "${lmr}research_goes_deeper_for_a_wide_margin_and_shallower_for_a_narrow_one"
-# --- the quiet histories (issue #37) ---------------------------------------
+# --- the quiet histories and history pruning (issue #37) --------------------
 mutant continuation-three-plies-back src/stack.rs \
     's/pub const CONTINUATION_PLIES: \[usize; 3\] = \[1, 2, 4\];/pub const CONTINUATION_PLIES: [usize; 3] = [1, 2, 3];/' \
     'cargo test --release -p kiraly --lib stack::tests::continuation_moves_skip_null_moves'
@@ -384,6 +384,13 @@ mutant reward-share-at-the-wrong-ply src/search/rewards.rs \
     's/if CONTINUATION_PLIES\[k\] == 4 {/if CONTINUATION_PLIES[k] == 2 {/' "$reward"
 mutant reward-threats-ignored src/search/rewards.rs \
     's/self.tables.butterfly.update(white, key.threats, m, bonus);/self.tables.butterfly.update(white, Bitboard::EMPTY, m, bonus);/' "$reward"
+hist_prune='cargo test --release -p kiraly --lib search::node::tests::history_prunes_below_the_margin_per_ply'
+mutant history-pruning-at-any-depth src/search/node.rs \
+    's/depth <= params::hist_prune_max_depth() \&\& history/history/' "$hist_prune"
+mutant history-pruning-margin-not-per-ply src/search/node.rs \
+    's/history < -params::hist_prune_margin() \* depth/history < -params::hist_prune_margin()/' "$hist_prune"
+mutant history-pruning-at-the-margin src/search/node.rs \
+    's/history < -params::hist_prune_margin() \* depth/history <= -params::hist_prune_margin() * depth/' "$hist_prune"
 # --- the PV flag of table entries (src/tt.rs) --------------------------------
 mutant tt-pv-flag-lost src/tt.rs \
     's/pv: data \& PV_BIT != 0,/pv: false,/' \

@@ -170,6 +170,15 @@ fn teaches_correction(
         && !(bound == Bound::Upper && best_score >= corrected_eval)
 }
 
+/// Whether history pruning (step 13i) drops a quiet move of quiet history
+/// `history` at `depth`: near the leaves, a move that has failed this
+/// often in this kind of position (its squares, their threats, the moves
+/// before it) is not worth a search.
+#[inline]
+fn history_prunes(history: i32, depth: i32) -> bool {
+    depth <= params::hist_prune_max_depth() && history < -params::hist_prune_margin() * depth
+}
+
 /// Whether SEE pruning (step 13b) drops `m` at `depth`: it loses too much
 /// material in the exchange.
 #[inline]
@@ -399,9 +408,9 @@ impl Searcher {
                 continue;
             }
             let quiet = is_quiet(m);
-            // Steps 13a, 13d and 13b (in that order, cheapest first) prune
-            // moves near the leaves once one move has a score, all before
-            // the move is made.
+            // Steps 13a, 13d, 13i and 13b (in that order, cheapest first)
+            // prune moves near the leaves once one move has a score, all
+            // before the move is made.
             let scored = self.root.selective && best_score > -MATE_BOUND;
 
             // Step 13a. Late move pruning (~88 Elo): once enough quiet
@@ -445,14 +454,28 @@ impl Searcher {
                 }
             }
 
-            // The move's history, which the reductions judge it by (the
-            // picker knows the node's threats, which key the quiet history).
+            // The move's history, which history pruning and the reductions
+            // judge it by (the picker knows the node's threats, which key
+            // the quiet history).
             let history = if quiet {
                 self.ordering(continued)
                     .quiet_score(side, picker.threats(), m)
             } else {
                 self.tables.captures.get(side, m)
             };
+
+            // Step 13i. History pruning: near the leaves, a quiet move with
+            // a poor enough history is not searched. Not at PV nodes, not in
+            // check, not a move that gives check.
+            if scored
+                && quiet
+                && !pv_node
+                && !in_check
+                && history_prunes(history, depth)
+                && !picker.gives_check(m)
+            {
+                continue;
+            }
 
             // Step 13b. SEE pruning (~25 Elo).
             if scored
@@ -738,5 +761,21 @@ impl Searcher {
             captures: &self.tables.captures,
             continuations: continued.map(|p| p.map(|p| self.tables.continuation.row(p))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_prunes_below_the_margin_per_ply_near_the_leaves_only() {
+        let (max, margin) = (params::hist_prune_max_depth(), params::hist_prune_margin());
+        for depth in 1..=max {
+            assert!(!history_prunes(-margin * depth, depth), "depth {depth}");
+            assert!(history_prunes(-margin * depth - 1, depth), "depth {depth}");
+        }
+        assert!(!history_prunes(-10 * margin * max, max + 1));
+        assert!(!history_prunes(0, 1));
     }
 }
