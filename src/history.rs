@@ -1,13 +1,14 @@
-//! What the search learns about moves while it runs, for move ordering and
-//! reductions: butterfly history (side, from, to), continuation history
-//! (the move played one and two plies earlier, then this move), capture
-//! history (piece, destination, captured piece) and counter-moves.
+//! What the search learns about moves while it runs, for move ordering,
+//! pruning and reductions: butterfly history (side, whether the opponent
+//! attacks the from- and the to-square, from, to), continuation history
+//! (the move played one, two or four plies earlier, then this move),
+//! capture history (piece, destination, captured piece) and counter-moves.
 //!
 //! Every table is updated with "gravity": a bonus moves an entry toward
 //! ±`HISTORY_MAX` by an amount that shrinks as the entry approaches it, so
 //! values stay bounded without periodic rescaling.
 
-use shakmaty::{Color, Move};
+use shakmaty::{Bitboard, Color, Move};
 
 use crate::parameters as params;
 
@@ -38,9 +39,15 @@ pub fn piece_to(side: Color, m: Move) -> usize {
     piece * 64 + m.to() as usize
 }
 
-/// Butterfly history: indexed by side to move, from and to square.
+/// Butterfly history: indexed by side to move, whether the opponent
+/// attacks the move's from-square and whether it attacks its to-square
+/// (`threats`: every square the opponent attacks), then from and to square.
+/// The same move is worth more when it takes a piece out of an attack and
+/// less when it puts one into one, and the threats tell those apart. The
+/// entries are `i16` (gravity keeps them within ±`HISTORY_MAX`), so the
+/// four tables of each side take 64 KB.
 pub struct ButterflyHistory {
-    table: Box<[[[i32; 64]; 64]; 2]>,
+    table: Box<[[[[i16; 64]; 64]; 4]; 2]>,
 }
 
 impl Default for ButterflyHistory {
@@ -52,37 +59,48 @@ impl Default for ButterflyHistory {
 impl ButterflyHistory {
     pub fn new() -> ButterflyHistory {
         ButterflyHistory {
-            table: Box::new([[[0; 64]; 64]; 2]),
+            table: Box::new([[[[0; 64]; 64]; 4]; 2]),
         }
     }
 
+    /// The threat index (from-square attacked, to-square attacked), from
+    /// and to square of `m`.
     #[inline]
-    fn slot(m: Move) -> (usize, usize) {
-        (m.from().map_or(0, |s| s as usize), m.to() as usize)
+    fn slot(threats: Bitboard, m: Move) -> (usize, usize, usize) {
+        let from = m.from();
+        let from_attacked = from.is_some_and(|s| threats.contains(s));
+        let to_attacked = threats.contains(m.to());
+        let threat = usize::from(from_attacked) * 2 + usize::from(to_attacked);
+        (threat, from.map_or(0, |s| s as usize), m.to() as usize)
     }
 
     #[inline]
-    pub fn get(&self, white: bool, m: Move) -> i32 {
-        let (f, t) = Self::slot(m);
-        self.table[white as usize][f][t]
+    pub fn get(&self, white: bool, threats: Bitboard, m: Move) -> i32 {
+        let (k, f, t) = Self::slot(threats, m);
+        i32::from(self.table[white as usize][k][f][t])
     }
 
     #[inline]
-    pub fn update(&mut self, white: bool, m: Move, bonus: i32) {
-        let (f, t) = Self::slot(m);
-        gravity(&mut self.table[white as usize][f][t], bonus);
+    pub fn update(&mut self, white: bool, threats: Bitboard, m: Move, bonus: i32) {
+        let (k, f, t) = Self::slot(threats, m);
+        let entry = &mut self.table[white as usize][k][f][t];
+        let mut value = i32::from(*entry);
+        gravity(&mut value, bonus);
+        // Gravity keeps |value| <= HISTORY_MAX, well inside an i16.
+        *entry = value as i16;
     }
 
     /// Shrinks old values so a new search is guided more by what it sees now.
     pub fn age(&mut self) {
-        for v in self.table.iter_mut().flatten().flatten() {
+        for v in self.table.iter_mut().flatten().flatten().flatten() {
             *v /= 2;
         }
     }
 }
 
 /// Continuation history: how good a move (piece, to) has been as a reply to
-/// an earlier move (piece, to). One table serves both one and two plies back.
+/// an earlier move (piece, to). One table serves the moves one, two and
+/// four plies back (`stack::CONTINUATION_PLIES`).
 pub struct ContinuationHistory {
     table: Box<[[i32; PIECE_TO]]>,
 }
@@ -189,15 +207,48 @@ mod tests {
             to: Square::F3,
             promotion: None,
         };
+        let none = Bitboard::EMPTY;
         for _ in 0..1000 {
-            h.update(true, m, 4096);
+            h.update(true, none, m, 4096);
         }
-        assert!(h.get(true, m) <= HISTORY_MAX && h.get(true, m) > HISTORY_MAX / 2);
-        assert_eq!(h.get(false, m), 0);
+        assert!(h.get(true, none, m) <= HISTORY_MAX && h.get(true, none, m) > HISTORY_MAX / 2);
+        assert_eq!(h.get(false, none, m), 0);
         for _ in 0..1000 {
-            h.update(true, m, -4096);
+            h.update(true, none, m, -4096);
         }
-        assert!(h.get(true, m) >= -HISTORY_MAX && h.get(true, m) < 0);
+        assert!(h.get(true, none, m) >= -HISTORY_MAX && h.get(true, none, m) < 0);
+        for _ in 0..1000 {
+            h.update(true, none, m, HISTORY_MAX);
+        }
+        assert_eq!(h.get(true, none, m), HISTORY_MAX);
+    }
+
+    #[test]
+    fn butterfly_entries_tell_attacked_from_and_to_squares_apart() {
+        let mut h = ButterflyHistory::new();
+        let m = Move::Normal {
+            role: Role::Knight,
+            from: Square::G1,
+            capture: None,
+            to: Square::F3,
+            promotion: None,
+        };
+        let from = Bitboard::from(Square::G1);
+        let to = Bitboard::from(Square::F3);
+        let both = from | to;
+        // Squares other than the move's do not matter.
+        let elsewhere = Bitboard::from(Square::E4) | Bitboard::from(Square::G3);
+        let threats = [Bitboard::EMPTY, from, to, both];
+        for (i, &t) in threats.iter().enumerate() {
+            h.update(true, t, m, 1000 * (i as i32 + 1));
+        }
+        for (i, &t) in threats.iter().enumerate() {
+            assert_eq!(h.get(true, t, m), 1000 * (i as i32 + 1), "threats {t:?}");
+            assert_eq!(h.get(true, t | elsewhere, m), 1000 * (i as i32 + 1));
+            assert_eq!(h.get(false, t, m), 0);
+        }
+        h.age();
+        assert_eq!(h.get(true, both, m), 2000);
     }
 
     #[test]

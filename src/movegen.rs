@@ -14,15 +14,52 @@
 //! Also [`gives_check`], which tells from the bitboards whether a move
 //! gives check, without playing it (late-move pruning spares the checks),
 //! and [`CheckSquares`], the same answer from squares computed once per
-//! position, for a node that asks it of many moves.
+//! position, for a node that asks it of many moves; and [`threats`], the
+//! squares the opponent attacks, which index the quiet history.
 
 use shakmaty::attacks::{
     aligned, between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
     rook_attacks,
 };
 use shakmaty::{
-    Bitboard, CastlingSide, Chess, Color, Move, MoveList, Position, Rank, Role, Square,
+    Bitboard, CastlingSide, Chess, Color, File, Move, MoveList, Position, Rank, Role, Square,
 };
+
+/// Every square a piece of the opponent of the side to move attacks: its
+/// pawns' captures and its pieces' moves through the current occupancy,
+/// squares of its own pieces included. Where a piece of the side to move
+/// stands or lands on one, it can be taken (defended or not): the quiet
+/// history keeps such moves apart.
+pub fn threats(pos: &Chess) -> Bitboard {
+    let board = pos.board();
+    let them = !pos.turn();
+    let theirs = board.by_color(them);
+    let occupied = board.occupied();
+    // The pawns all at once: a capture to the west leaves the a-file
+    // behind, one to the east the h-file.
+    let pawns = board.pawns() & theirs;
+    let (west, east) = (
+        pawns & !Bitboard::from_file(File::A),
+        pawns & !Bitboard::from_file(File::H),
+    );
+    let mut attacked = match them {
+        Color::White => west.shift(7) | east.shift(9),
+        Color::Black => west.shift(-9) | east.shift(-7),
+    };
+    for sq in board.knights() & theirs {
+        attacked |= knight_attacks(sq);
+    }
+    for sq in board.bishops_and_queens() & theirs {
+        attacked |= bishop_attacks(sq, occupied);
+    }
+    for sq in board.rooks_and_queens() & theirs {
+        attacked |= rook_attacks(sq, occupied);
+    }
+    if let Some(king) = board.king_of(them) {
+        attacked |= king_attacks(king);
+    }
+    attacked
+}
 
 /// Appends every legal capture, every capture-promotion and every push
 /// promotion to a queen (no under-promotions) to `moves`.

@@ -121,6 +121,11 @@ parameters! {
     singular_tt_depth_slack = 3, 1..=6;
     /// Singular extensions: margin per ply under the table score.
     singular_margin = 2, 1..=8;
+    /// History pruning: at most this depth, a quiet move whose quiet
+    /// history (butterfly plus continuation) is below `-hist_prune_margin`
+    /// per ply of depth is not searched.
+    hist_prune_max_depth = 4, 1..=12;
+    hist_prune_margin = 2048, 256..=16_384;
     /// Late move reductions: shallowest depth.
     lmr_min_depth = 3, 2..=6;
     /// Late move reductions: moves searched before the first reduced one.
@@ -197,6 +202,12 @@ parameters! {
     history_bonus_quadratic = 16, 0..=64;
     history_bonus_linear = 32, 0..=128;
     history_bonus_max = 4096, 512..=16_384;
+    /// The continuation history four plies back (the side to move's own
+    /// move before last): its weight, in percent, in the quiet history that
+    /// orders, prunes and reduces quiet moves, and the share of a cutoff's
+    /// bonus (and malus) it learns. One and two plies back count fully.
+    cont_hist_4_order_pct = 100, 0..=200;
+    cont_hist_4_bonus_pct = 50, 0..=200;
     /// Quiescence and evasion ordering (MVV-LVA, victim value times 100
     /// less attacker value): what a queen promotion adds.
     queen_promotion_order_bonus = 800, 0..=2000;

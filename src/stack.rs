@@ -2,7 +2,7 @@
 //! on, one entry per ply.
 //!
 //! Entries before the root hold what "no move, no evaluation" means, so a
-//! node looks back one or two plies without asking whether there are that
+//! node looks back up to four plies without asking whether there are that
 //! many.
 
 use std::ops::{Index, IndexMut};
@@ -12,7 +12,12 @@ use shakmaty::Move;
 use crate::score::{INFINITY, MAX_PLY};
 
 /// Entries before the root: as far back as any node looks.
-const BEFORE_ROOT: usize = 2;
+const BEFORE_ROOT: usize = 4;
+
+/// How many plies back the moves lie whose (piece, to) pairs key the
+/// continuation histories of a node: the opponent's last move, and the side
+/// to move's own last two (the plan it is carrying on).
+pub const CONTINUATION_PLIES: [usize; 3] = [1, 2, 4];
 
 /// What the search keeps for one ply of the current line.
 #[derive(Clone, Copy)]
@@ -68,7 +73,7 @@ impl Stack {
         }
     }
 
-    /// The entry `back` plies before `ply` (at most two): before the root,
+    /// The entry `back` plies before `ply` (at most four): before the root,
     /// an empty one.
     #[inline]
     pub fn back(&self, ply: usize, back: usize) -> &StackEntry {
@@ -77,11 +82,19 @@ impl Stack {
     }
 
     /// The (piece, to) indices of the moves played one and two plies before
-    /// `ply`: the key of the move-ordering tables and of the continuation
-    /// correction.
+    /// `ply`: the key of the continuation correction.
     #[inline]
     pub fn previous_moves(&self, ply: usize) -> [Option<usize>; 2] {
         [1, 2].map(|back| self.back(ply, back).played)
+    }
+
+    /// The (piece, to) indices of the moves played `CONTINUATION_PLIES`
+    /// before `ply`: the rows of the continuation history that order and
+    /// learn the node's quiet moves. `None` where that ply was a null move
+    /// or lies before the root: a null move has no (piece, to) to continue.
+    #[inline]
+    pub fn continuation_moves(&self, ply: usize) -> [Option<usize>; 3] {
+        CONTINUATION_PLIES.map(|back| self.back(ply, back).played)
     }
 
     /// Forgets the killer moves, which belong to one search.
@@ -150,6 +163,28 @@ mod tests {
         assert_eq!(stack.back(1, 2).eval, -INFINITY);
         assert_eq!(stack.back(2, 2).played, Some(7));
         assert_eq!(stack.back(2, 2).eval, 30);
+    }
+
+    #[test]
+    fn continuation_moves_skip_null_moves_and_the_plies_before_the_root() {
+        let mut stack = Stack::new();
+        for ply in 0..6 {
+            stack[ply].played = Some(100 + ply);
+        }
+        // A null move at ply 1: no row four plies back from ply 5, while
+        // the moves one and two plies back still count.
+        stack[1].played = None;
+        assert_eq!(stack.continuation_moves(5), [Some(104), Some(103), None]);
+        assert_eq!(
+            stack.continuation_moves(6),
+            [Some(105), Some(104), Some(102)]
+        );
+        // The node two plies after the null move has it as its own last
+        // move but one.
+        assert_eq!(stack.continuation_moves(3), [Some(102), None, None]);
+        // Before the root there is no move.
+        assert_eq!(stack.continuation_moves(2), [None, Some(100), None]);
+        assert_eq!(stack.continuation_moves(0), [None; 3]);
     }
 
     #[test]

@@ -350,6 +350,46 @@ mutant lmr-research-never-deeper src/search/lmr.rs \
 mutant lmr-research-deeper-than-the-node src/search/lmr.rs \
     's/    planned.min(depth)$/    planned/' \
     "${lmr}research_goes_deeper_for_a_wide_margin_and_shallower_for_a_narrow_one"
+# --- the quiet histories and history pruning (issue #37) --------------------
+mutant continuation-three-plies-back src/stack.rs \
+    's/pub const CONTINUATION_PLIES: \[usize; 3\] = \[1, 2, 4\];/pub const CONTINUATION_PLIES: [usize; 3] = [1, 2, 3];/' \
+    'cargo test --release -p kiraly --lib stack::tests::continuation_moves_skip_null_moves'
+mutant continuation-looks-past-a-null-move src/stack.rs \
+    's/CONTINUATION_PLIES.map(|back| self.back(ply, back).played)/CONTINUATION_PLIES.map(|back| self.back(ply, back).played.or(self.back(ply, back - 1).played))/' \
+    'cargo test --release -p kiraly --lib stack::tests::continuation_moves_skip_null_moves'
+threat_slots='cargo test --release -p kiraly --lib history::tests::butterfly_entries_tell_attacked_from_and_to_squares_apart'
+mutant butterfly-threats-ignored src/history.rs \
+    's/let threat = usize::from(from_attacked) \* 2 + usize::from(to_attacked);/let threat = 0;/' "$threat_slots"
+mutant butterfly-to-threat-ignored src/history.rs \
+    's/let threat = usize::from(from_attacked) \* 2 + usize::from(to_attacked);/let threat = usize::from(from_attacked) * 2;/' "$threat_slots"
+mutant butterfly-from-threat-read-at-to src/history.rs \
+    's/let from_attacked = from.is_some_and(|s| threats.contains(s));/let from_attacked = threats.contains(m.to());/' "$threat_slots"
+threat_squares='cargo test --release -p kiraly --lib movepick::tests::threats_are_every_square_the_opponent_attacks'
+mutant threats-pawns-the-wrong-way src/movegen.rs \
+    's/Color::White => west.shift(7) | east.shift(9),/Color::White => west.shift(-9) | east.shift(-7),/' "$threat_squares"
+mutant threats-pawn-files-swapped src/movegen.rs \
+    's/pawns \& !Bitboard::from_file(File::A),/pawns \& !Bitboard::from_file(File::H),/' "$threat_squares"
+mutant threats-without-the-king src/movegen.rs \
+    's/attacked |= king_attacks(king);/let _ = king;/' "$threat_squares"
+quiet_score='cargo test --release -p kiraly --lib movepick::tests::quiet_score_sums_the_histories_of_the_node'
+mutant quiet-score-four-plies-back-dropped src/movepick/mod.rs \
+    's/score += row\[to\] \* params::cont_hist_4_order_pct() \/ 100;/score += 0;/' "$quiet_score"
+mutant quiet-score-threats-ignored src/movepick/mod.rs \
+    's/let mut score = self.butterfly.get(side.is_white(), threats, m);/let mut score = self.butterfly.get(side.is_white(), Bitboard::EMPTY, m);/' "$quiet_score"
+reward='cargo test --release -p kiraly --lib search::rewards::tests::a_quiet_cutoff_teaches_each_history_under_the_node_key'
+mutant reward-four-plies-back-full-bonus src/search/rewards.rs \
+    's/continuation_bonus(k, bonus),/bonus,/' "$reward"
+mutant reward-share-at-the-wrong-ply src/search/rewards.rs \
+    's/if CONTINUATION_PLIES\[k\] == 4 {/if CONTINUATION_PLIES[k] == 2 {/' "$reward"
+mutant reward-threats-ignored src/search/rewards.rs \
+    's/self.tables.butterfly.update(white, key.threats, m, bonus);/self.tables.butterfly.update(white, Bitboard::EMPTY, m, bonus);/' "$reward"
+hist_prune='cargo test --release -p kiraly --lib search::node::tests::history_prunes_below_the_margin_per_ply'
+mutant history-pruning-at-any-depth src/search/node.rs \
+    's/depth <= params::hist_prune_max_depth() \&\& history/history/' "$hist_prune"
+mutant history-pruning-margin-not-per-ply src/search/node.rs \
+    's/history < -params::hist_prune_margin() \* depth/history < -params::hist_prune_margin()/' "$hist_prune"
+mutant history-pruning-at-the-margin src/search/node.rs \
+    's/history < -params::hist_prune_margin() \* depth/history <= -params::hist_prune_margin() * depth/' "$hist_prune"
 # --- the PV flag of table entries (src/tt.rs) --------------------------------
 mutant tt-pv-flag-lost src/tt.rs \
     's/pv: data \& PV_BIT != 0,/pv: false,/' \

@@ -13,8 +13,9 @@
 //! 3. the two killer moves and the counter-move to the previous move, each
 //!    when it is legal and quiet here;
 //! 4. the quiet moves, generated (by `movegen::quiet_moves`, which makes
-//!    only them) and scored (butterfly plus continuation history, one and
-//!    two plies back) only now; the moves of stages 1 and 3 are left out;
+//!    only them) and scored (butterfly history under the opponent's
+//!    threats plus continuation history one, two and four plies back) only
+//!    now; the moves of stages 1 and 3 are left out;
 //! 5. the noisy moves that lose material, in the order of stage 2, then the
 //!    underpromotions.
 //!
@@ -50,7 +51,7 @@ mod scored;
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role};
 
 use crate::history::{piece_to, ButterflyHistory, CaptureHistory, PIECE_TO};
-use crate::movegen::{is_legal, noisy_moves, quiet_moves, CheckSquares};
+use crate::movegen::{is_legal, noisy_moves, quiet_moves, threats, CheckSquares};
 use crate::parameters as params;
 use crate::see::{see_ge, see_value};
 
@@ -64,18 +65,25 @@ pub(crate) const MAX_MOVES: usize = 256;
 pub struct OrderingContext<'a> {
     pub butterfly: &'a ButterflyHistory,
     pub captures: &'a CaptureHistory,
-    /// Continuation-history rows of the moves one and two plies back.
-    pub continuations: [Option<&'a [i32; PIECE_TO]>; 2],
+    /// Continuation-history rows of the moves one, two and four plies back
+    /// (`stack::CONTINUATION_PLIES`), where there was such a move.
+    pub continuations: [Option<&'a [i32; PIECE_TO]>; 3],
 }
 
 impl OrderingContext<'_> {
-    /// Butterfly plus continuation history of a quiet move.
+    /// The quiet history of a quiet move of `side`, where the opponent
+    /// attacks the squares `threats`: butterfly plus continuation history,
+    /// the row four plies back weighted by `cont_hist_4_order_pct` (a move
+    /// that far back says less about this one). What orders the quiet
+    /// moves, and what history pruning and the reductions judge them by.
     #[inline]
-    pub fn quiet_score(&self, side: Color, m: Move) -> i32 {
+    pub fn quiet_score(&self, side: Color, threats: Bitboard, m: Move) -> i32 {
         let to = piece_to(side, m);
-        let mut score = self.butterfly.get(side.is_white(), m);
-        for row in self.continuations.iter().flatten() {
-            score += row[to];
+        let [one, two, four] = self.continuations;
+        let mut score = self.butterfly.get(side.is_white(), threats, m);
+        score += one.map_or(0, |row| row[to]) + two.map_or(0, |row| row[to]);
+        if let Some(row) = four {
+            score += row[to] * params::cont_hist_4_order_pct() / 100;
         }
         score
     }
@@ -154,6 +162,9 @@ pub struct MovePicker<'a> {
     /// Whether a move gives check, answered from the position's check
     /// squares: computed the first time a skip asks.
     checks: Option<CheckSquares>,
+    /// The squares the opponent attacks, which index the quiet history:
+    /// computed the first time a quiet move is scored or learns.
+    threats: Option<Bitboard>,
     /// Once skipping in the quiet stage: how many of the quiet moves not
     /// yet selected give check. The selection runs over all of them (the
     /// order of the checks depends on the others), but ends with the last
@@ -195,6 +206,7 @@ impl<'a> MovePicker<'a> {
             quiets_generated: false,
             skip_quiets: false,
             checks: None,
+            threats: None,
             quiet_checks_left: None,
         }
     }
@@ -212,6 +224,15 @@ impl<'a> MovePicker<'a> {
     fn check_squares(&mut self) -> CheckSquares {
         let pos = self.pos;
         *self.checks.get_or_insert_with(|| CheckSquares::new(pos))
+    }
+
+    /// The squares the opponent attacks in the picker's position (the key
+    /// of the quiet history beside the move), computed on the first
+    /// question: a node cut by a capture never asks.
+    #[inline]
+    pub fn threats(&mut self) -> Bitboard {
+        let pos = self.pos;
+        *self.threats.get_or_insert_with(|| threats(pos))
     }
 
     /// Whether `m`, legal in the picker's position, gives check.
@@ -432,8 +453,9 @@ impl<'a> MovePicker<'a> {
             }
         }
         let side = self.pos.turn();
+        let threats = self.threats();
         for i in self.quiet_start..self.moves.len() {
-            self.scores[i] = ctx.quiet_score(side, self.moves[i]);
+            self.scores[i] = ctx.quiet_score(side, threats, self.moves[i]);
         }
     }
 }

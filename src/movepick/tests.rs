@@ -2,11 +2,11 @@
 
 use super::*;
 use crate::history::ContinuationHistory;
-use crate::movegen::{gives_check, CheckSquares};
+use crate::movegen::{gives_check, threats, CheckSquares};
 use crate::rng::Rng;
 use crate::tt::PackedMove;
 use shakmaty::fen::Fen;
-use shakmaty::CastlingMode;
+use shakmaty::{CastlingMode, Square};
 use std::collections::HashSet;
 
 /// The positions of the perft suites (every fourth of the Chess960
@@ -73,7 +73,8 @@ impl Tables {
             let side = pos.turn();
             for m in pos.legal_moves() {
                 let bonus = rng.below(8192) as i32 - 4096;
-                t.butterfly.update(side.is_white(), m, bonus);
+                let threats = Bitboard(rng.next_u64());
+                t.butterfly.update(side.is_white(), threats, m, bonus);
                 t.captures.update(side, m, bonus);
                 let prev = rng.below(PIECE_TO);
                 t.continuation.update(prev, piece_to(side, m), bonus);
@@ -82,7 +83,7 @@ impl Tables {
         t
     }
 
-    fn context(&self, previous: [usize; 2]) -> OrderingContext<'_> {
+    fn context(&self, previous: [usize; 3]) -> OrderingContext<'_> {
         OrderingContext {
             butterfly: &self.butterfly,
             captures: &self.captures,
@@ -163,7 +164,11 @@ fn every_legal_move_comes_once_in_stage_order() {
                 .first()
                 .map_or(PackedMove::NONE, |&m| PackedMove::new(m)),
         ] {
-            let ctx = tables.context([rng.below(PIECE_TO), rng.below(PIECE_TO)]);
+            let ctx = tables.context([
+                rng.below(PIECE_TO),
+                rng.below(PIECE_TO),
+                rng.below(PIECE_TO),
+            ]);
             let mut picker = MovePicker::new(pos, tt.legal_move(pos), killers, counter);
             let refutations = picker.refutations;
             let got = drain(&mut picker, &ctx, None);
@@ -213,7 +218,7 @@ fn skip_quiets_drops_the_quiet_moves_left_but_the_checks() {
         let killer = quiets.first().copied();
         let counter = quiets.iter().copied().find(|&m| checks(pos, m));
         let tt = PackedMove(rng.next_u64() as u16 & 0x0fff);
-        let ctx = tables.context([0, 1]);
+        let ctx = tables.context([0, 1, 2]);
         let mut picker = MovePicker::new(pos, tt.legal_move(pos), [killer, None], counter);
         let skip_after = rng.below(legal.len() + 1);
         let got = drain(&mut picker, &ctx, Some(skip_after));
@@ -256,7 +261,7 @@ fn skip_quiets_keeps_the_order_of_the_moves_left() {
         let counter = quiets.iter().copied().find(|&m| checks(pos, m));
         let tt = PackedMove(rng.next_u64() as u16 & 0x0fff);
         // Few previous moves: many equal continuation scores.
-        let ctx = tables.context([rng.below(4), 1]);
+        let ctx = tables.context([rng.below(4), 1, 2]);
         let picker = || MovePicker::new(pos, tt.legal_move(pos), [killer, None], counter);
         let all = drain(&mut picker(), &ctx, None);
         let skip_after = rng.below(legal.len() + 1);
@@ -374,6 +379,65 @@ fn gives_check_agrees_with_playing_the_move() {
     assert!(kinds.promotion > 1_000, "{kinds:?}");
     assert!(kinds.castling > 50, "{kinds:?}");
     assert!(kinds.en_passant > 3, "{kinds:?}");
+}
+
+/// The squares the opponent attacks, as shakmaty's attack tables give
+/// them piece by piece.
+#[test]
+fn threats_are_every_square_the_opponent_attacks() {
+    let mut by_pawns_only = 0;
+    for pos in positions().into_iter().chain(rare_check_positions()) {
+        let board = pos.board();
+        let theirs = board.by_color(!pos.turn());
+        let expected: Bitboard = theirs
+            .into_iter()
+            .map(|sq| board.attacks_from(sq))
+            .fold(Bitboard::EMPTY, |all, a| all | a);
+        assert_eq!(threats(&pos), expected, "{}", fen(&pos));
+        let pawns = theirs & board.pawns();
+        let by_pieces: Bitboard = (theirs & !pawns)
+            .into_iter()
+            .map(|sq| board.attacks_from(sq))
+            .fold(Bitboard::EMPTY, |all, a| all | a);
+        by_pawns_only += (expected & !by_pieces).count();
+    }
+    assert!(by_pawns_only > 10_000, "{by_pawns_only}");
+}
+
+/// The quiet score is the butterfly entry under the node's threats plus
+/// each continuation row, the row four plies back at its weight.
+#[test]
+fn quiet_score_sums_the_histories_of_the_node() {
+    let m = Move::Normal {
+        role: Role::Knight,
+        from: Square::G1,
+        capture: None,
+        to: Square::F3,
+        promotion: None,
+    };
+    let side = Color::White;
+    let threats = Bitboard::from(Square::F3);
+    let mut butterfly = ButterflyHistory::new();
+    butterfly.update(true, threats, m, 1000);
+    let mut continuation = ContinuationHistory::new();
+    let to = piece_to(side, m);
+    for (prev, bonus) in [(10, 200), (20, 30), (30, 4000)] {
+        continuation.update(prev, to, bonus);
+    }
+    let captures = CaptureHistory::new();
+    let ctx = |rows: [Option<usize>; 3]| OrderingContext {
+        butterfly: &butterfly,
+        captures: &captures,
+        continuations: rows.map(|r| r.map(|p| continuation.row(p))),
+    };
+    let four = 4000 * params::cont_hist_4_order_pct() / 100;
+    let all = ctx([Some(10), Some(20), Some(30)]);
+    assert_eq!(all.quiet_score(side, threats, m), 1000 + 200 + 30 + four);
+    // Other threats, another butterfly entry.
+    assert_eq!(all.quiet_score(side, Bitboard::EMPTY, m), 200 + 30 + four);
+    // No move four plies back (a null move, or before the root).
+    let three = ctx([Some(10), Some(20), None]);
+    assert_eq!(three.quiet_score(side, threats, m), 1000 + 200 + 30);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! are summed, so that small adjustments add up instead of each being
 //! rounded away; only the sum is rounded to whole plies ([`reduced_depth`]).
 
-use shakmaty::{Color, Move};
+use shakmaty::Move;
 
 use super::Searcher;
 use crate::parameters as params;
@@ -16,10 +16,7 @@ pub(super) const ONE_PLY: i32 = 1024;
 
 /// What the move loop's reductions ask of its node.
 pub(super) struct ReductionFacts {
-    pub(super) side: Color,
     pub(super) ply: usize,
-    /// The (piece, to) indices of the last two moves played.
-    pub(super) previous: [Option<usize>; 2],
     /// The node is an expected cut node.
     pub(super) cut_node: bool,
     pub(super) improving: bool,
@@ -31,6 +28,18 @@ pub(super) struct ReductionFacts {
     /// How far the correction history moved the static evaluation, in
     /// centipawns (0 in check).
     pub(super) correction: i32,
+}
+
+/// What the reductions ask of the move they reduce.
+#[derive(Clone, Copy)]
+pub(super) struct ReducedMove {
+    pub(super) m: Move,
+    pub(super) quiet: bool,
+    pub(super) gives_check: bool,
+    /// The move's history: quiet history (butterfly under the node's
+    /// threats plus continuation) for a quiet move, capture history for
+    /// the others.
+    pub(super) history: i32,
 }
 
 /// The base reduction, in 1/1024 ply, for the `searched`-th move (0-based
@@ -120,13 +129,17 @@ impl Searcher {
     #[inline]
     pub(super) fn late_move_reduction(
         &self,
-        m: Move,
-        quiet: bool,
-        gives_check: bool,
+        mv: &ReducedMove,
         depth: i32,
         searched: usize,
         facts: &ReductionFacts,
     ) -> i32 {
+        let ReducedMove {
+            m,
+            quiet,
+            gives_check,
+            history,
+        } = *mv;
         if !self.root.selective
             || depth < params::lmr_min_depth()
             || searched < params::lmr_min_searched() as usize
@@ -170,10 +183,8 @@ impl Searcher {
             if self.stack[facts.ply].killers.contains(&Some(m)) {
                 reduction -= params::lmr_killer_1024();
             }
-            let history = self.ordering(facts.previous).quiet_score(facts.side, m);
             reduction -= history * ONE_PLY / params::lmr_history_divisor();
         } else {
-            let history = self.tables.captures.get(facts.side, m);
             reduction -= history * ONE_PLY / params::lmr_capture_history_divisor();
         }
         reduction

@@ -4,11 +4,11 @@
 
 use std::sync::atomic::Ordering;
 
-use shakmaty::{Move, MoveList, Position};
+use shakmaty::{Bitboard, Move, MoveList, Position};
 
-use super::lmr::{reduced_depth, research_depth, ReductionFacts};
+use super::lmr::{reduced_depth, research_depth, ReducedMove, ReductionFacts};
 use super::pruning::Singular;
-use super::rewards::Tried;
+use super::rewards::{QuietKey, Tried};
 use super::{cacheable_eval, SearchContext, Searcher, INFINITY, MATE_BOUND, MAX_DEPTH, MAX_PLY};
 use crate::board::Board;
 use crate::correction::CorrectionKeys;
@@ -168,6 +168,15 @@ fn teaches_correction(
         && best_score.abs() < TB_WIN_BOUND
         && !(bound == Bound::Lower && best_score <= corrected_eval)
         && !(bound == Bound::Upper && best_score >= corrected_eval)
+}
+
+/// Whether history pruning (step 13i) drops a quiet move of quiet history
+/// `history` at `depth`: near the leaves, a move that has failed this
+/// often in this kind of position (its squares, their threats, the moves
+/// before it) is not worth a search.
+#[inline]
+fn history_prunes(history: i32, depth: i32) -> bool {
+    depth <= params::hist_prune_max_depth() && history < -params::hist_prune_margin() * depth
 }
 
 /// Whether SEE pruning (step 13b) drops `m` at `depth`: it loses too much
@@ -360,11 +369,9 @@ impl Searcher {
         // counter-move as the singular search of step 12 (at this ply) left
         // them.
         let side = board.pos.turn();
-        let previous = self.stack.previous_moves(ply);
+        let continued = self.stack.continuation_moves(ply);
         let facts = ReductionFacts {
-            side,
             ply,
-            previous,
             cut_node,
             improving,
             pv_node,
@@ -382,7 +389,7 @@ impl Searcher {
             &board.pos,
             tt_move,
             self.stack[ply].killers,
-            previous[0].and_then(|p| self.tables.counter_moves.get(p)),
+            continued[0].and_then(|p| self.tables.counter_moves.get(p)),
         );
         let mut tried = Tried::new();
         let mut best_score = tb_floor;
@@ -395,15 +402,15 @@ impl Searcher {
         self.keys.push(board.key);
         // The ordering context borrows the history tables for each call
         // only: the loop updates them.
-        while let Some(m) = picker.next_move(&self.ordering(previous)) {
+        while let Some(m) = picker.next_move(&self.ordering(continued)) {
             legal += 1;
             if excluded == Some(m) || (root && !root_moves.contains(&m)) {
                 continue;
             }
             let quiet = is_quiet(m);
-            // Steps 13a, 13d and 13b (in that order, cheapest first) prune
-            // moves near the leaves once one move has a score, all before
-            // the move is made.
+            // Steps 13a, 13d, 13i and 13b (in that order, cheapest first)
+            // prune moves near the leaves once one move has a score, all
+            // before the move is made.
             let scored = self.root.selective && best_score > -MATE_BOUND;
 
             // Step 13a. Late move pruning (~88 Elo): once enough quiet
@@ -445,6 +452,29 @@ impl Searcher {
                 if !picker.gives_check(m) {
                     continue;
                 }
+            }
+
+            // The move's history, which history pruning and the reductions
+            // judge it by (the picker knows the node's threats, which key
+            // the quiet history).
+            let history = if quiet {
+                self.ordering(continued)
+                    .quiet_score(side, picker.threats(), m)
+            } else {
+                self.tables.captures.get(side, m)
+            };
+
+            // Step 13i. History pruning: near the leaves, a quiet move with
+            // a poor enough history is not searched. Not at PV nodes, not in
+            // check, not a move that gives check.
+            if scored
+                && quiet
+                && !pv_node
+                && !in_check
+                && history_prunes(history, depth)
+                && !picker.gives_check(m)
+            {
+                continue;
             }
 
             // Step 13b. SEE pruning (~25 Elo).
@@ -495,8 +525,13 @@ impl Searcher {
                 let reduced = if in_check {
                     new_depth
                 } else {
-                    let reduction =
-                        self.late_move_reduction(m, quiet, gives_check, depth, searched, &facts);
+                    let mv = ReducedMove {
+                        m,
+                        quiet,
+                        gives_check,
+                        history,
+                    };
+                    let reduction = self.late_move_reduction(&mv, depth, searched, &facts);
                     reduced_depth(new_depth, reduction)
                 };
                 // Step 13g. Principal variation search: prove the move is no
@@ -559,7 +594,18 @@ impl Searcher {
                     }
                     if score >= beta {
                         self.stack[ply].cutoffs += 1;
-                        self.reward_cutoff(m, side, depth, ply, previous, &tried);
+                        // Only a quiet cutoff teaches the quiet history,
+                        // which alone asks for the threats.
+                        let key = QuietKey {
+                            side,
+                            threats: if quiet {
+                                picker.threats()
+                            } else {
+                                Bitboard::EMPTY
+                            },
+                            continued,
+                        };
+                        self.reward_cutoff(m, depth, ply, &key, &tried);
                         break;
                     }
                 }
@@ -706,14 +752,30 @@ impl Searcher {
         }
     }
 
-    /// The move-ordering tables for a node whose last two moves had the
-    /// (piece, to) indices `previous`.
+    /// The move-ordering tables for a node whose moves
+    /// `CONTINUATION_PLIES` back had the (piece, to) indices `continued`.
     #[inline]
-    pub(super) fn ordering(&self, previous: [Option<usize>; 2]) -> OrderingContext<'_> {
+    pub(super) fn ordering(&self, continued: [Option<usize>; 3]) -> OrderingContext<'_> {
         OrderingContext {
             butterfly: &self.tables.butterfly,
             captures: &self.tables.captures,
-            continuations: previous.map(|p| p.map(|p| self.tables.continuation.row(p))),
+            continuations: continued.map(|p| p.map(|p| self.tables.continuation.row(p))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_prunes_below_the_margin_per_ply_near_the_leaves_only() {
+        let (max, margin) = (params::hist_prune_max_depth(), params::hist_prune_margin());
+        for depth in 1..=max {
+            assert!(!history_prunes(-margin * depth, depth), "depth {depth}");
+            assert!(history_prunes(-margin * depth - 1, depth), "depth {depth}");
+        }
+        assert!(!history_prunes(-10 * margin * max, max + 1));
+        assert!(!history_prunes(0, 1));
     }
 }

@@ -1,10 +1,12 @@
 //! What a cutoff teaches: killers, counter-moves and the history tables.
 
-use shakmaty::{Color, Move};
+use shakmaty::{Bitboard, Color, Move};
 
 use super::Searcher;
 use crate::history::{history_bonus, piece_to};
 use crate::movepick::is_quiet;
+use crate::parameters as params;
+use crate::stack::CONTINUATION_PLIES;
 
 /// The moves a node tried without a cutoff (as many as fit), which lose
 /// history when a later move cuts.
@@ -45,6 +47,29 @@ impl Tried {
     }
 }
 
+/// What a node's quiet histories are keyed by besides the move: the side
+/// to move, the squares the opponent attacks (butterfly history; empty when
+/// the cutoff is a capture, which teaches no quiet history), and the
+/// (piece, to) of the moves `CONTINUATION_PLIES` before (continuation
+/// history).
+pub(super) struct QuietKey {
+    pub(super) side: Color,
+    pub(super) threats: Bitboard,
+    pub(super) continued: [Option<usize>; 3],
+}
+
+/// The share of a cutoff's bonus that the continuation row `k` of
+/// `CONTINUATION_PLIES` learns: all of it one and two plies back, less
+/// four plies back, as a move that far back says less about this one.
+#[inline]
+fn continuation_bonus(k: usize, bonus: i32) -> i32 {
+    if CONTINUATION_PLIES[k] == 4 {
+        bonus * params::cont_hist_4_bonus_pct() / 100
+    } else {
+        bonus
+    }
+}
+
 impl Searcher {
     /// `m` caused a cutoff after the moves `tried`. A quiet move becomes a
     /// killer and the counter-move to the previous move, and gains history
@@ -54,53 +79,104 @@ impl Searcher {
     pub(super) fn reward_cutoff(
         &mut self,
         m: Move,
-        side: Color,
         depth: i32,
         ply: usize,
-        previous: [Option<usize>; 2],
+        key: &QuietKey,
         tried: &Tried,
     ) {
         let bonus = history_bonus(depth);
         if is_quiet(m) {
-            self.reward_quiet(m, side, bonus, ply, previous, tried.quiets());
+            self.reward_quiet(m, bonus, ply, key, tried.quiets());
         } else {
-            self.tables.captures.update(side, m, bonus);
+            self.tables.captures.update(key.side, m, bonus);
         }
         for c in tried.captures().iter().flatten() {
-            self.tables.captures.update(side, *c, -bonus);
+            self.tables.captures.update(key.side, *c, -bonus);
         }
     }
 
     fn reward_quiet(
         &mut self,
         m: Move,
-        side: Color,
         bonus: i32,
         ply: usize,
-        previous: [Option<usize>; 2],
+        key: &QuietKey,
         tried: &[Option<Move>],
     ) {
         if self.stack[ply].killers[0] != Some(m) {
             self.stack[ply].killers[1] = self.stack[ply].killers[0];
             self.stack[ply].killers[0] = Some(m);
         }
-        if let Some(prev) = previous[0] {
+        if let Some(prev) = key.continued[0] {
             self.tables.counter_moves.set(prev, m);
         }
-        let white = side.is_white();
-        self.tables.butterfly.update(white, m, bonus);
-        for prev in previous.iter().flatten() {
-            self.tables
-                .continuation
-                .update(*prev, piece_to(side, m), bonus);
-        }
+        self.update_quiet(m, bonus, key);
         for q in tried.iter().flatten() {
-            self.tables.butterfly.update(white, *q, -bonus);
-            for prev in previous.iter().flatten() {
-                self.tables
-                    .continuation
-                    .update(*prev, piece_to(side, *q), -bonus);
+            self.update_quiet(*q, -bonus, key);
+        }
+    }
+
+    /// Moves the quiet histories of `m` by `bonus`.
+    #[inline]
+    fn update_quiet(&mut self, m: Move, bonus: i32, key: &QuietKey) {
+        let (side, white) = (key.side, key.side.is_white());
+        self.tables.butterfly.update(white, key.threats, m, bonus);
+        for (k, prev) in key.continued.iter().enumerate() {
+            if let Some(prev) = prev {
+                self.tables.continuation.update(
+                    *prev,
+                    piece_to(side, m),
+                    continuation_bonus(k, bonus),
+                );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Role, Square};
+
+    /// The move that cut gains, the quiet move tried before it loses, in
+    /// the butterfly entry of the node's threats and in each continuation
+    /// row, four plies back by its share of the bonus.
+    #[test]
+    fn a_quiet_cutoff_teaches_each_history_under_the_node_key() {
+        let knight = |from, to| Move::Normal {
+            role: Role::Knight,
+            from,
+            capture: None,
+            to,
+            promotion: None,
+        };
+        let (m, q) = (
+            knight(Square::G1, Square::F3),
+            knight(Square::B1, Square::C3),
+        );
+        let key = QuietKey {
+            side: Color::White,
+            threats: Bitboard::from(Square::F3),
+            continued: [Some(10), Some(20), Some(30)],
+        };
+        let mut tried = Tried::new();
+        tried.push(q, true);
+        let mut searcher = Searcher::new(0);
+        searcher.reward_cutoff(m, 4, 3, &key, &tried);
+
+        let bonus = history_bonus(4);
+        let butterfly = &searcher.tables.butterfly;
+        assert_eq!(butterfly.get(true, key.threats, m), bonus);
+        assert_eq!(butterfly.get(true, Bitboard::EMPTY, m), 0);
+        assert_eq!(butterfly.get(true, key.threats, q), -bonus);
+        let four = bonus * params::cont_hist_4_bonus_pct() / 100;
+        assert_ne!(four, bonus, "the test needs a share other than all");
+        let (to_m, to_q) = (piece_to(Color::White, m), piece_to(Color::White, q));
+        for (prev, learned) in [(10, bonus), (20, bonus), (30, four)] {
+            let row = searcher.tables.continuation.row(prev);
+            assert_eq!((row[to_m], row[to_q]), (learned, -learned), "row {prev}");
+        }
+        assert_eq!(searcher.stack[3].killers[0], Some(m));
+        assert_eq!(searcher.tables.counter_moves.get(10), Some(m));
     }
 }
