@@ -197,16 +197,21 @@ mod tests {
     use super::*;
     use shakmaty::{Role, Square};
 
-    #[test]
-    fn gravity_keeps_values_bounded() {
-        let mut h = ButterflyHistory::new();
-        let m = Move::Normal {
+    /// The quiet move both history tests update.
+    fn knight_g1_f3() -> Move {
+        Move::Normal {
             role: Role::Knight,
             from: Square::G1,
             capture: None,
             to: Square::F3,
             promotion: None,
-        };
+        }
+    }
+
+    #[test]
+    fn gravity_keeps_values_bounded() {
+        let mut h = ButterflyHistory::new();
+        let m = knight_g1_f3();
         let none = Bitboard::EMPTY;
         for _ in 0..1000 {
             h.update(true, none, m, 4096);
@@ -226,13 +231,7 @@ mod tests {
     #[test]
     fn butterfly_entries_tell_attacked_from_and_to_squares_apart() {
         let mut h = ButterflyHistory::new();
-        let m = Move::Normal {
-            role: Role::Knight,
-            from: Square::G1,
-            capture: None,
-            to: Square::F3,
-            promotion: None,
-        };
+        let m = knight_g1_f3();
         let from = Bitboard::from(Square::G1);
         let to = Bitboard::from(Square::F3);
         let both = from | to;
