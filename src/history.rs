@@ -193,12 +193,12 @@ impl CounterMoves {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use shakmaty::{Role, Square};
 
-    /// The quiet move both history tests update.
-    fn knight_g1_f3() -> Move {
+    /// The quiet move the history tests (and the move picker's) update.
+    pub(crate) fn knight_g1_f3() -> Move {
         Move::Normal {
             role: Role::Knight,
             from: Square::G1,

@@ -408,13 +408,7 @@ fn threats_are_every_square_the_opponent_attacks() {
 /// each continuation row, the row four plies back at its weight.
 #[test]
 fn quiet_score_sums_the_histories_of_the_node() {
-    let m = Move::Normal {
-        role: Role::Knight,
-        from: Square::G1,
-        capture: None,
-        to: Square::F3,
-        promotion: None,
-    };
+    let m = crate::history::tests::knight_g1_f3();
     let side = Color::White;
     let threats = Bitboard::from(Square::F3);
     let mut butterfly = ButterflyHistory::new();
