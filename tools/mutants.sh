@@ -47,6 +47,13 @@ mutant trainer-feature-bias-grad-zero tools/trainer/src/model.rs \
 mutant trainer-screlu-slope-halved tools/trainer/src/model.rs \
     's/g_out \* w\[j\] \* 2.0 \* x/g_out * w[j] * x/' "$grad"
 
+# --- the king-bucket factoriser (tools/trainer/tests/trainer.rs) -----------
+factoriser='cargo test --release -p trainer --test trainer factoris'
+mutant trainer-factoriser-not-exported tools/trainer/src/model.rs \
+    's/let common = shared.map_or(0.0, |s| self.values\[s \* HIDDEN + j\]);/let common = shared.map_or(0.0, |_| 0.0);/' "$factoriser"
+mutant trainer-factoriser-not-shared tools/trainer/src/model.rs \
+    's/list\[n + i\] = (shared + usize::from(list\[i\]) % INPUTS) as u16;/list[n + i] = list[i] + 0 * shared as u16;/' "$factoriser"
+
 # --- bestmove 0000 only without a legal move (engine-tests/common/mod.rs) --
 mutant panic-fallback-null-move src/threadpool.rs \
     's/(job.root.pos.legal_moves().first().copied(), None)/(None, None)/' \

@@ -25,6 +25,12 @@ struct Cli {
     /// a1..h8 from its side, files e-h after mirroring, rank by rank)
     #[arg(long, default_value = "1")]
     buckets: String,
+    /// train the king buckets with a factoriser: weights every bucket
+    /// shares, added to each bucket's own (the exported net has their sums,
+    /// so the engine sees a plain bucketed net); a one-bucket --init starts
+    /// the shared weights, the buckets' own start at zero
+    #[arg(long)]
+    factoriser: bool,
     /// output buckets by the number of pieces on the board (1 to 8; with
     /// 8: 2-5 pieces, 6-9, ..., 30-32), each with output weights of its own
     #[arg(long, default_value_t = 1)]
@@ -110,9 +116,10 @@ fn run(cli: Cli) -> Result<(), String> {
         max_score: cli.max_score,
         ..Filter::default()
     };
-    let shape = Shape::with_outputs(
+    let shape = Shape::build(
         kiraly::nnue::layout_by_name(&cli.buckets)?,
         cli.output_buckets,
+        cli.factoriser,
     )?;
     if cli.augment_net.is_some() && cli.augment_nodes == 0 {
         return Err("--augment-net needs --augment-nodes".into());
@@ -157,12 +164,13 @@ fn run(cli: Cli) -> Result<(), String> {
         positions.extend(extra);
     }
     eprintln!(
-        "trainer: {} training and {} validation positions read in {:.1} s; net (768x{} -> {HIDDEN})x2 -> 1x{}",
+        "trainer: {} training and {} validation positions read in {:.1} s; net (768x{} -> {HIDDEN})x2 -> 1x{}{}",
         positions.len(),
         validation.len(),
         start.elapsed().as_secs_f64(),
         shape.buckets,
-        shape.outputs
+        shape.outputs,
+        if shape.factoriser { ", with a factoriser" } else { "" }
     );
     eprintln!(
         "trainer: the search scores themselves score {:.6} on the validation set",

@@ -12,13 +12,21 @@ use crate::data::Packed;
 
 /// Where each kind of parameter starts in `Params::values`, for a king
 /// bucket layout and a number of output buckets: feature weights
-/// `[bucket * 768 + input][HIDDEN]` from 0, then the feature biases, the
+/// `[bucket * 768 + input][HIDDEN]` from 0 (with a factoriser, one more
+/// block of 768 after the buckets' own), then the feature biases, the
 /// output weights (per output bucket, side to move's half first) and the
 /// output biases (one per output bucket).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     pub layout: BucketLayout,
     pub buckets: usize,
+    /// Whether the model has a factoriser: a block of feature weights that
+    /// every king bucket shares, added to each bucket's own. A position
+    /// teaches the shared block whichever bucket its king is in, so a
+    /// bucket the data rarely visits still learns what all buckets have in
+    /// common. Only the trainer has it: the engine's net gets each bucket's
+    /// own weights plus the shared ones (`quantise`).
+    pub factoriser: bool,
     /// Output buckets (by the number of pieces: `kiraly::nnue::output_bucket`).
     pub outputs: usize,
     pub feature_bias: usize,
@@ -35,24 +43,40 @@ impl Shape {
     }
 
     pub fn with_outputs(layout: BucketLayout, outputs: usize) -> Result<Shape, String> {
+        Shape::build(layout, outputs, false)
+    }
+
+    /// King buckets `layout`, `outputs` output buckets, and a factoriser
+    /// if `factoriser` (which needs more than one king bucket to share).
+    pub fn build(layout: BucketLayout, outputs: usize, factoriser: bool) -> Result<Shape, String> {
         if !(1..=MAX_OUTPUT_BUCKETS).contains(&outputs) {
             return Err(format!(
                 "{outputs} output buckets: the engine reads 1 to {MAX_OUTPUT_BUCKETS}"
             ));
         }
         let buckets = bucket_count(&layout)?;
-        let feature_bias = buckets * INPUTS * HIDDEN;
+        if factoriser && buckets == 1 {
+            return Err("a factoriser needs more than one king bucket".into());
+        }
+        let feature_bias = (buckets + usize::from(factoriser)) * INPUTS * HIDDEN;
         let output_weights = feature_bias + HIDDEN;
         let output_bias = output_weights + outputs * 2 * HIDDEN;
         Ok(Shape {
             layout,
             buckets,
+            factoriser,
             outputs,
             feature_bias,
             output_weights,
             output_bias,
             len: output_bias + outputs,
         })
+    }
+
+    /// The first feature index of the shared block (the factoriser's).
+    #[inline]
+    fn shared_base(&self) -> usize {
+        self.buckets * INPUTS
     }
 
     /// Where the output weights of output bucket `bucket` start.
@@ -74,6 +98,17 @@ impl Default for Shape {
 pub struct Params {
     pub shape: Shape,
     pub values: Vec<f32>,
+}
+
+/// Room for the feature indices of a position: 32 pieces, twice with a
+/// factoriser.
+pub const MAX_FEATURES: usize = 64;
+
+/// The first 32 entries of a feature list, where `Packed::features` writes.
+#[inline]
+fn first_32(list: &mut [u16; MAX_FEATURES]) -> &mut [u16; 32] {
+    list.first_chunk_mut::<32>()
+        .unwrap_or_else(|| unreachable!("64 entries hold 32"))
 }
 
 /// Weights are kept within this, so they quantise into i16: times QA or QB
@@ -107,16 +142,28 @@ impl Params {
         Params { shape, values: p }
     }
 
-    /// The input indices of a position in this model's buckets: see
-    /// `Packed::features`.
+    /// The input indices of a position in this model's buckets (see
+    /// `Packed::features`), and with a factoriser each piece's index in
+    /// the shared block after them: `2n` indices for `n` pieces.
     #[inline]
     pub fn features(
         &self,
         pos: &Packed,
-        us: &mut [u16; 32],
-        them: &mut [u16; 32],
+        us: &mut [u16; MAX_FEATURES],
+        them: &mut [u16; MAX_FEATURES],
     ) -> Option<usize> {
-        pos.features(&self.shape.layout, us, them)
+        let (own_us, own_them) = (first_32(us), first_32(them));
+        let n = pos.features(&self.shape.layout, own_us, own_them)?;
+        if !self.shape.factoriser {
+            return Some(n);
+        }
+        let shared = self.shape.shared_base();
+        for list in [&mut *us, &mut *them] {
+            for i in 0..n {
+                list[n + i] = (shared + usize::from(list[i]) % INPUTS) as u16;
+            }
+        }
+        Some(2 * n)
     }
 
     /// The accumulator of a feature list (before the activation).
@@ -139,7 +186,7 @@ impl Params {
 
     /// The raw output (centipawns / SCALE) of a position, side to move's view.
     pub fn output(&self, pos: &Packed) -> f32 {
-        let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
+        let (mut us, mut them) = ([0u16; MAX_FEATURES], [0u16; MAX_FEATURES]);
         let Some(n) = self.features(pos, &mut us, &mut them) else {
             return 0.0;
         };
@@ -181,14 +228,19 @@ impl Params {
     }
 
     /// The engine's network: weights times QA (features) and QB (output),
-    /// the output bias times QA * QB.
+    /// the output bias times QA * QB. With a factoriser, each bucket's
+    /// feature weights are its own plus the shared ones, so the engine
+    /// evaluates as the model does.
     pub fn quantise(&self) -> Network {
         let q = |w: f32, scale: i32| (w * scale as f32).round().clamp(-32767.0, 32767.0) as i16;
         let shape = self.shape;
         let mut feature_weights = vec![[0i16; HIDDEN]; shape.buckets * INPUTS];
         for (i, column) in feature_weights.iter_mut().enumerate() {
+            let shared = shape.factoriser.then(|| shape.shared_base() + i % INPUTS);
             for (j, w) in column.iter_mut().enumerate() {
-                *w = q(self.values[i * HIDDEN + j], QA);
+                let own = self.values[i * HIDDEN + j];
+                let common = shared.map_or(0.0, |s| self.values[s * HIDDEN + j]);
+                *w = q(own + common, QA);
             }
         }
         let mut feature_bias = [0i16; HIDDEN];
@@ -230,12 +282,14 @@ impl Params {
     /// own, or one king bucket, or one output bucket, or both (each spread
     /// by `spread`). Their sizes all differ, so the size tells them apart.
     fn sources(shape: Shape) -> [Shape; 4] {
-        let one = |layout, outputs| Shape::with_outputs(layout, outputs).unwrap_or(shape);
+        let one = |layout, outputs, factoriser| {
+            Shape::build(layout, outputs, factoriser).unwrap_or(shape)
+        };
         [
             shape,
-            one(ONE_BUCKET, shape.outputs),
-            one(shape.layout, 1),
-            one(ONE_BUCKET, 1),
+            one(ONE_BUCKET, shape.outputs, false),
+            one(shape.layout, 1, shape.factoriser),
+            one(ONE_BUCKET, 1, false),
         ]
     }
 
@@ -306,17 +360,26 @@ impl Params {
     }
 
     /// This model in `shape`: a single king bucket's feature weights copied
-    /// into every king bucket, a single output bucket's weights and bias
-    /// into every output bucket (the rest as it is). The result evaluates
-    /// every position exactly as this model does.
+    /// into every king bucket (or, in a model with a factoriser, into the
+    /// shared block, the buckets' own weights zero), a single output
+    /// bucket's weights and bias into every output bucket (the rest as it
+    /// is; a model without a factoriser gets a shared block of zeros). The
+    /// result evaluates every position exactly as this model does.
     fn spread(&self, shape: Shape) -> Params {
         let from = self.shape;
         debug_assert!(from.buckets == 1 || from.layout == shape.layout);
         debug_assert!(from.outputs == 1 || from.outputs == shape.outputs);
+        debug_assert!(!from.factoriser || shape.factoriser);
         let columns = &self.values[..from.feature_bias];
         let mut values = Vec::with_capacity(shape.len);
-        for _ in 0..shape.buckets / from.buckets {
+        if shape.factoriser && !from.factoriser && from.buckets == 1 {
+            values.resize(shape.shared_base() * HIDDEN, 0.0);
             values.extend_from_slice(columns);
+        } else {
+            for _ in 0..shape.buckets / from.buckets {
+                values.extend_from_slice(columns);
+            }
+            values.resize(shape.feature_bias, 0.0);
         }
         values.extend_from_slice(&self.values[from.feature_bias..from.output_weights]);
         let source = |bucket: usize| if from.outputs == 1 { 0 } else { bucket };
@@ -353,7 +416,7 @@ pub fn gradient(params: &Params, batch: &[&Packed], lambda: f32) -> (f32, Vec<f3
             let shape = params.shape;
             let mut grad = vec![0.0f32; shape.len];
             let mut loss = 0.0f32;
-            let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
+            let (mut us, mut them) = ([0u16; MAX_FEATURES], [0u16; MAX_FEATURES]);
             let (mut a_us, mut a_them) = ([0.0f32; HIDDEN], [0.0f32; HIDDEN]);
             for pos in part {
                 let Some(n) = params.features(pos, &mut us, &mut them) else {

@@ -4,7 +4,7 @@
 use kiraly::nnue::{accumulator, Network};
 use shakmaty::{Chess, Color, Position, Role};
 use trainer::data::Packed;
-use trainer::model::{gradient, loss, target, Params, Shape};
+use trainer::model::{gradient, loss, target, Params, Shape, MAX_FEATURES};
 use trainer::train::{train, TrainConfig};
 
 /// Positions from pseudo-random games, with a material score as label.
@@ -99,20 +99,27 @@ fn loss_f64(
 /// biases, output weights and biases of the output buckets in use. Each
 /// checked gradient is far above the tolerance, so a backward pass that
 /// drops, halves or flips a kind's gradient fails.
+///
+/// With king buckets and output buckets, so the columns and output weights
+/// checked are a bucket's own; and again with a factoriser, whose shared
+/// columns (the last of each feature list) learn from every bucket.
 #[test]
 fn gradient_matches_finite_differences() {
+    let layout = kiraly::nnue::layout_by_name("4").unwrap();
+    check_gradient(Shape::with_outputs(layout, 8).unwrap());
+    check_gradient(Shape::build(layout, 8, true).unwrap());
+}
+
+fn check_gradient(shape: Shape) {
     let lambda = 0.3;
     let data: Vec<Packed> = positions(64, 3).into_iter().map(|(_, p)| p).collect();
     let batch: Vec<&Packed> = data.iter().collect();
-    // With king buckets and output buckets, so the columns and output
-    // weights checked are a bucket's own.
-    let shape = Shape::with_outputs(kiraly::nnue::layout_by_name("4").unwrap(), 8).unwrap();
     let params = Params::random(shape, 5);
     let (_, grad) = gradient(&params, &batch, lambda);
     let with_features: Vec<(Packed, Vec<u16>, Vec<u16>)> = data
         .iter()
         .map(|p| {
-            let (mut us, mut them) = ([0u16; 32], [0u16; 32]);
+            let (mut us, mut them) = ([0u16; MAX_FEATURES], [0u16; MAX_FEATURES]);
             let n = params.features(p, &mut us, &mut them).unwrap();
             (*p, us[..n].to_vec(), them[..n].to_vec())
         })
@@ -205,6 +212,50 @@ fn a_bucketed_net_learns_and_the_engine_reads_it() {
     let shape = Shape::new(kiraly::nnue::layout_by_name("4").unwrap()).unwrap();
     let net = learns_and_exports(shape);
     assert_eq!((net.buckets(), net.layout), (4, shape.layout));
+}
+
+/// With a factoriser: the engine's file has each bucket's own weights plus
+/// the shared ones (its evaluation follows the float model's, which adds
+/// them), in the plain four-bucket format.
+#[test]
+fn a_factorised_net_learns_and_the_engine_reads_it() {
+    let shape = Shape::build(kiraly::nnue::layout_by_name("4").unwrap(), 1, true).unwrap();
+    let net = learns_and_exports(shape);
+    assert_eq!((net.buckets(), net.layout), (4, shape.layout));
+    assert!(Shape::build(kiraly::nnue::ONE_BUCKET, 1, true).is_err());
+}
+
+/// A one-bucket checkpoint starts a factorised model as its shared block,
+/// the buckets' own weights zero: the model, and the engine's net it
+/// exports, evaluate as the one bucket did, and export the same file as
+/// the plain spread. A checkpoint of the factorised model resumes as
+/// itself, and a model without a factoriser refuses it.
+#[test]
+fn a_one_bucket_checkpoint_starts_a_factoriser_as_its_shared_block() {
+    let one = Params::random(Shape::default(), 9);
+    let layout = kiraly::nnue::layout_by_name("4").unwrap();
+    let shape = Shape::build(layout, 8, true).unwrap();
+    let factorised = Params::from_bytes(&one.to_bytes(), shape).unwrap();
+    assert_eq!(factorised.values.len(), shape.len);
+    let plain =
+        Params::from_bytes(&one.to_bytes(), Shape::with_outputs(layout, 8).unwrap()).unwrap();
+    for (_, packed) in positions(300, 5) {
+        assert_eq!(one.output(&packed), factorised.output(&packed));
+    }
+    assert!(factorised.quantise().to_bytes() == plain.quantise().to_bytes());
+    let resumed = Params::from_bytes(&factorised.to_bytes(), shape).unwrap();
+    assert_eq!(resumed, factorised);
+    assert!(Params::from_bytes(&factorised.to_bytes(), plain.shape).is_err());
+    // The built-in net (one king bucket) starts it the same way.
+    let net = kiraly::nnue::embedded().expect("a built-in net");
+    let from_net = Shape::build(layout, net.output_buckets(), true).unwrap();
+    let started = Params::from_network(net, from_net).unwrap();
+    for (pos, _) in positions(100, 6) {
+        assert_eq!(
+            accumulator::evaluate(&started.quantise(), &pos),
+            accumulator::evaluate(net, &pos)
+        );
+    }
 }
 
 /// With eight output buckets, by the number of pieces: the engine reads the
