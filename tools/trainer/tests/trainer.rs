@@ -249,10 +249,10 @@ fn a_one_bucket_checkpoint_starts_a_factoriser_as_its_shared_block() {
     // The built-in net (one king bucket) starts it the same way.
     let net = kiraly::nnue::embedded().expect("a built-in net");
     let from_net = Shape::build(layout, net.output_buckets(), true).unwrap();
-    let started = Params::from_network(net, from_net).unwrap();
+    let started = Params::from_network(net, from_net).unwrap().quantise();
     for (pos, _) in positions(100, 6) {
         assert_eq!(
-            accumulator::evaluate(&started.quantise(), &pos),
+            accumulator::evaluate(&started, &pos),
             accumulator::evaluate(net, &pos)
         );
     }
