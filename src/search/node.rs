@@ -491,6 +491,7 @@ impl Searcher {
             // Every pruning decision taken from this position is behind:
             // only now is the move made and the net's accumulators updated.
             let child = board.play(m);
+            ctx.tt.prefetch(child.key);
             self.accumulators
                 .push_move(ply, &board.pos, m, child.pos.board());
             let gives_check = child.pos.is_check();

@@ -73,6 +73,7 @@ impl Searcher {
             return None;
         }
         let child = board.play_null()?;
+        ctx.tt.prefetch(child.key);
         self.accumulators.push_null(ply);
         // The further the evaluation stands above beta, the less a search
         // is needed to confirm the cutoff.

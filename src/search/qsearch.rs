@@ -88,6 +88,7 @@ impl Searcher {
                 continue;
             }
             let child = board.play(m);
+            ctx.tt.prefetch(child.key);
             self.accumulators
                 .push_move(ply, &board.pos, m, child.pos.board());
             // The child's continuation correction is keyed by this move.
