@@ -100,9 +100,11 @@ impl ButterflyHistory {
 
 /// Continuation history: how good a move (piece, to) has been as a reply to
 /// an earlier move (piece, to). One table serves the moves one, two and
-/// four plies back (`stack::CONTINUATION_PLIES`).
+/// four plies back (`stack::CONTINUATION_PLIES`). Its entries are `i16`,
+/// as the butterfly table's: half the memory (1.2 MB instead of 2.4 MB) is
+/// fewer cache misses in the lookups that every quiet move makes.
 pub struct ContinuationHistory {
-    table: Box<[[i32; PIECE_TO]]>,
+    table: Box<[[i16; PIECE_TO]]>,
 }
 
 impl Default for ContinuationHistory {
@@ -120,13 +122,17 @@ impl ContinuationHistory {
 
     /// The row of replies to the earlier move `prev` (a `piece_to` index).
     #[inline]
-    pub fn row(&self, prev: usize) -> &[i32; PIECE_TO] {
+    pub fn row(&self, prev: usize) -> &[i16; PIECE_TO] {
         &self.table[prev]
     }
 
     #[inline]
     pub fn update(&mut self, prev: usize, cur: usize, bonus: i32) {
-        gravity(&mut self.table[prev][cur], bonus);
+        let entry = &mut self.table[prev][cur];
+        let mut value = i32::from(*entry);
+        gravity(&mut value, bonus);
+        // Gravity keeps |value| <= HISTORY_MAX, well inside an i16.
+        *entry = value as i16;
     }
 }
 

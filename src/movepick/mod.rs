@@ -67,7 +67,7 @@ pub struct OrderingContext<'a> {
     pub captures: &'a CaptureHistory,
     /// Continuation-history rows of the moves one, two and four plies back
     /// (`stack::CONTINUATION_PLIES`), where there was such a move.
-    pub continuations: [Option<&'a [i32; PIECE_TO]>; 3],
+    pub continuations: [Option<&'a [i16; PIECE_TO]>; 3],
 }
 
 impl OrderingContext<'_> {
@@ -81,9 +81,9 @@ impl OrderingContext<'_> {
         let to = piece_to(side, m);
         let [one, two, four] = self.continuations;
         let mut score = self.butterfly.get(side.is_white(), threats, m);
-        score += one.map_or(0, |row| row[to]) + two.map_or(0, |row| row[to]);
+        score += one.map_or(0, |row| i32::from(row[to])) + two.map_or(0, |row| i32::from(row[to]));
         if let Some(row) = four {
-            score += row[to] * params::cont_hist_4_order_pct() / 100;
+            score += i32::from(row[to]) * params::cont_hist_4_order_pct() / 100;
         }
         score
     }

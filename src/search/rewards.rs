@@ -174,7 +174,8 @@ mod tests {
         let (to_m, to_q) = (piece_to(Color::White, m), piece_to(Color::White, q));
         for (prev, learned) in [(10, bonus), (20, bonus), (30, four)] {
             let row = searcher.tables.continuation.row(prev);
-            assert_eq!((row[to_m], row[to_q]), (learned, -learned), "row {prev}");
+            let got = (i32::from(row[to_m]), i32::from(row[to_q]));
+            assert_eq!(got, (learned, -learned), "row {prev}");
         }
         assert_eq!(searcher.stack[3].killers[0], Some(m));
         assert_eq!(searcher.tables.counter_moves.get(10), Some(m));
