@@ -13,6 +13,8 @@ use shakmaty::{Bitboard, Color, Move};
 use crate::parameters as params;
 
 pub const HISTORY_MAX: i32 = 16_384;
+// The butterfly and continuation tables store entries as i16.
+const _: () = assert!(HISTORY_MAX <= i16::MAX as i32);
 
 /// Number of (coloured piece, destination) pairs.
 pub const PIECE_TO: usize = 12 * 64;
