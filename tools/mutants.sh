@@ -380,7 +380,7 @@ mutant threats-without-the-king src/movegen.rs \
     's/attacked |= king_attacks(king);/let _ = king;/' "$threat_squares"
 quiet_score='cargo test --release -p kiraly --lib movepick::tests::quiet_score_sums_the_histories_of_the_node'
 mutant quiet-score-four-plies-back-dropped src/movepick/mod.rs \
-    's/score += row\[to\] \* params::cont_hist_4_order_pct() \/ 100;/score += 0;/' "$quiet_score"
+    's/score += i32::from(row\[to\]) \* params::cont_hist_4_order_pct() \/ 100;/score += 0;/' "$quiet_score"
 mutant quiet-score-threats-ignored src/movepick/mod.rs \
     's/let mut score = self.butterfly.get(side.is_white(), threats, m);/let mut score = self.butterfly.get(side.is_white(), Bitboard::EMPTY, m);/' "$quiet_score"
 reward='cargo test --release -p kiraly --lib search::rewards::tests::a_quiet_cutoff_teaches_each_history_under_the_node_key'
