@@ -25,6 +25,16 @@ fn gravity(entry: &mut i32, bonus: i32) {
     *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
 }
 
+/// `gravity` for the tables kept in `i16` (butterfly and continuation).
+#[inline]
+fn gravity_i16(entry: &mut i16, bonus: i32) {
+    let mut value = i32::from(*entry);
+    gravity(&mut value, bonus);
+    // Gravity keeps |value| <= HISTORY_MAX, which fits an i16 (asserted
+    // beside HISTORY_MAX).
+    *entry = value as i16;
+}
+
 /// The bonus for a move that caused a cutoff at `depth` (negated for the
 /// moves tried before it).
 #[inline]
@@ -85,11 +95,7 @@ impl ButterflyHistory {
     #[inline]
     pub fn update(&mut self, white: bool, threats: Bitboard, m: Move, bonus: i32) {
         let (k, f, t) = Self::slot(threats, m);
-        let entry = &mut self.table[white as usize][k][f][t];
-        let mut value = i32::from(*entry);
-        gravity(&mut value, bonus);
-        // Gravity keeps |value| <= HISTORY_MAX, well inside an i16.
-        *entry = value as i16;
+        gravity_i16(&mut self.table[white as usize][k][f][t], bonus);
     }
 
     /// Shrinks old values so a new search is guided more by what it sees now.
@@ -130,11 +136,7 @@ impl ContinuationHistory {
 
     #[inline]
     pub fn update(&mut self, prev: usize, cur: usize, bonus: i32) {
-        let entry = &mut self.table[prev][cur];
-        let mut value = i32::from(*entry);
-        gravity(&mut value, bonus);
-        // Gravity keeps |value| <= HISTORY_MAX, well inside an i16.
-        *entry = value as i16;
+        gravity_i16(&mut self.table[prev][cur], bonus);
     }
 }
 
