@@ -175,14 +175,28 @@ pub fn loss_on(theta: &[f64], data: &Dataset, samples: &[Sample], k: f64, lambda
     if samples.is_empty() {
         return 0.0;
     }
-    let sum: f64 = samples
-        .par_iter()
-        .map(|s| {
-            let e = sigmoid(k, evaluate(theta, data, s)) - target(k, lambda, s);
-            e * e
-        })
-        .sum();
+    let sum = ordered_sum(samples, |s| {
+        let e = sigmoid(k, evaluate(theta, data, s)) - target(k, lambda, s);
+        e * e
+    });
     sum / samples.len() as f64
+}
+
+/// Positions per parallel work item of a reduction. Fixed, so that the
+/// order of the floating-point additions never depends on how rayon
+/// splits the work: the same data and parameters give the same loss to
+/// the last bit on every run (the tuner keeps the epoch whose held-out
+/// loss is lowest, and a test compares those losses exactly).
+const REDUCTION_CHUNK: usize = 2048;
+
+/// The sum of `term` over `items`, added in the same order on every run:
+/// each chunk sequentially, then the chunk sums in chunk order.
+fn ordered_sum<T: Sync>(items: &[T], term: impl Fn(&T) -> f64 + Sync) -> f64 {
+    let partial: Vec<f64> = items
+        .par_chunks(REDUCTION_CHUNK)
+        .map(|chunk| chunk.iter().map(&term).sum())
+        .collect();
+    partial.iter().sum()
 }
 
 /// Adds `scale * d eval / d theta` of one sample to `grad`.
@@ -220,8 +234,8 @@ pub fn gradient(
 ) -> Vec<f64> {
     let n = samples.len().max(1) as f64;
     let dp = k * std::f64::consts::LN_10 / 400.0;
-    samples
-        .par_chunks(2048)
+    let partial: Vec<Vec<f64>> = samples
+        .par_chunks(REDUCTION_CHUNK)
         .map(|chunk| {
             let mut grad = vec![0.0; THETA_LEN];
             for s in chunk {
@@ -233,15 +247,15 @@ pub fn gradient(
             }
             grad
         })
-        .reduce(
-            || vec![0.0; THETA_LEN],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    *x += y;
-                }
-                a
-            },
-        )
+        .collect();
+    // Chunk order, not rayon's split order: see `REDUCTION_CHUNK`.
+    let mut total = vec![0.0; THETA_LEN];
+    for grad in partial {
+        for (x, y) in total.iter_mut().zip(grad) {
+            *x += y;
+        }
+    }
+    total
 }
 
 /// The K minimising the loss for fixed parameters (coarse scan, then a
@@ -252,15 +266,12 @@ pub fn fit_k(theta: &[f64], data: &Dataset, lambda: f64) -> f64 {
         .par_iter()
         .map(|s| evaluate(theta, data, s))
         .collect();
+    let pairs: Vec<(f64, &Sample)> = evals.iter().copied().zip(&data.samples).collect();
     let loss_k = |k: f64| -> f64 {
-        let sum: f64 = evals
-            .par_iter()
-            .zip(data.samples.par_iter())
-            .map(|(&e, s)| {
-                let d = sigmoid(k, e) - target(k, lambda, s);
-                d * d
-            })
-            .sum();
+        let sum = ordered_sum(&pairs, |&(e, s)| {
+            let d = sigmoid(k, e) - target(k, lambda, s);
+            d * d
+        });
         sum / evals.len().max(1) as f64
     };
     let mut best = (f64::INFINITY, 1.0);

@@ -295,6 +295,36 @@ fn l2_penalty_holds_weights_near_their_start() {
     );
 }
 
+/// The loss and the gradient add their terms in one fixed order: the same
+/// bits with one thread or several, run after run. Training keeps the epoch
+/// with the lowest held-out loss and compares losses exactly, so a sum whose
+/// order follows rayon's work stealing made that choice (and a test) flaky.
+#[test]
+fn loss_and_gradient_do_not_depend_on_the_thread_count() {
+    let data = knight_heavy_data(6000);
+    let theta = model::current_theta();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let loss = model::loss_on(&theta, &data, &data.samples, 1.1, 0.3);
+            let grad = model::gradient(&theta, &data, &data.samples, 1.1, 0.3);
+            let k = model::fit_k(&theta, &data, 0.3);
+            (
+                loss.to_bits(),
+                grad.iter().map(|g| g.to_bits()).collect::<Vec<_>>(),
+                k.to_bits(),
+            )
+        })
+    };
+    let one = run(1);
+    for threads in [2, 3, 4, 7, 4, 3] {
+        assert!(run(threads) == one, "{threads} threads changed the sums");
+    }
+}
+
 #[test]
 fn keeps_the_epoch_best_on_held_out_positions() {
     let mut data = knight_heavy_data(300);
