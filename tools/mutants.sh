@@ -184,7 +184,7 @@ mutant eval-in-use-ignores-setting src/engine.rs \
 mutant tuner-reports-no-progress tools/tuner/src/main.rs \
     's/"loss before {before:.7}, after {after:.7}/"loss before {before:.7}, after {before:.7}/' \
     'cargo test --release -p tuner --test tuner binary_round_trip_and_short_run'
-mutant tuner-loss-order-follows-work-stealing tools/tuner/src/model.rs \
+mutant tuner-loss-order-follows-work-stealing tools/tuner/src/ordered_sum.rs \
     's/.map(|chunk| chunk.iter().map(&term).sum())/.map(|chunk| chunk.par_iter().map(\&term).sum())/' \
     'cargo test --release -p tuner --test tuner loss_and_gradient_do_not_depend_on_the_thread_count'
 mutant suite-any-points-solve tools/suite.py \

@@ -5,10 +5,12 @@
 //! * [`data`]: loading datagen files into compact per-position coefficients,
 //! * [`model`]: the evaluation recomputed from the coefficients, the loss,
 //!   its analytic gradient, the fit of K and Adam,
-//! * [`params_file`]: reading and rewriting `params.rs`.
+//! * [`params_file`]: reading and rewriting `params.rs`,
+//! * [`ordered_sum`]: parallel sums with the same bits on every run.
 
 pub mod data;
 pub mod model;
+pub mod ordered_sum;
 pub mod params_file;
 pub mod wdl;
 pub mod wdl_cli;

@@ -35,6 +35,7 @@ use kiraly::eval::MAX_PHASE;
 use rayon::prelude::*;
 
 use crate::data::{Dataset, Sample};
+use crate::ordered_sum::ordered_sum;
 
 /// Number of tuned numbers: two per linear weight plus the king-danger weights.
 pub const THETA_LEN: usize = 2 * NUM_PARAMS + kd::COUNT;
@@ -175,7 +176,7 @@ pub fn loss_on(theta: &[f64], data: &Dataset, samples: &[Sample], k: f64, lambda
     if samples.is_empty() {
         return 0.0;
     }
-    let sum = ordered_sum(samples, |s| {
+    let sum = ordered_sum(samples, REDUCTION_CHUNK, |s| {
         let e = sigmoid(k, evaluate(theta, data, s)) - target(k, lambda, s);
         e * e
     });
@@ -184,20 +185,8 @@ pub fn loss_on(theta: &[f64], data: &Dataset, samples: &[Sample], k: f64, lambda
 
 /// Positions per parallel work item of a reduction. Fixed, so that the
 /// order of the floating-point additions never depends on how rayon
-/// splits the work: the same data and parameters give the same loss to
-/// the last bit on every run (the tuner keeps the epoch whose held-out
-/// loss is lowest, and a test compares those losses exactly).
+/// splits the work (see [`ordered_sum`]).
 const REDUCTION_CHUNK: usize = 2048;
-
-/// The sum of `term` over `items`, added in the same order on every run:
-/// each chunk sequentially, then the chunk sums in chunk order.
-fn ordered_sum<T: Sync>(items: &[T], term: impl Fn(&T) -> f64 + Sync) -> f64 {
-    let partial: Vec<f64> = items
-        .par_chunks(REDUCTION_CHUNK)
-        .map(|chunk| chunk.iter().map(&term).sum())
-        .collect();
-    partial.iter().sum()
-}
 
 /// Adds `scale * d eval / d theta` of one sample to `grad`.
 #[inline]
@@ -261,18 +250,18 @@ pub fn gradient(
 /// The K minimising the loss for fixed parameters (coarse scan, then a
 /// golden-section search).
 pub fn fit_k(theta: &[f64], data: &Dataset, lambda: f64) -> f64 {
-    let evals: Vec<f64> = data
+    // Each sample's evaluation, computed once for the whole scan.
+    let evaluated: Vec<(f64, &Sample)> = data
         .samples
         .par_iter()
-        .map(|s| evaluate(theta, data, s))
+        .map(|s| (evaluate(theta, data, s), s))
         .collect();
-    let pairs: Vec<(f64, &Sample)> = evals.iter().copied().zip(&data.samples).collect();
     let loss_k = |k: f64| -> f64 {
-        let sum = ordered_sum(&pairs, |&(e, s)| {
+        let sum = ordered_sum(&evaluated, REDUCTION_CHUNK, |&(e, s)| {
             let d = sigmoid(k, e) - target(k, lambda, s);
             d * d
         });
-        sum / evals.len().max(1) as f64
+        sum / evaluated.len().max(1) as f64
     };
     let mut best = (f64::INFINITY, 1.0);
     let mut k = 0.05;

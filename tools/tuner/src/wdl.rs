@@ -29,6 +29,7 @@ use rayon::prelude::*;
 use shakmaty::{Color, Position as _};
 
 use crate::data::{parse_line, Labelled};
+use crate::ordered_sum::ordered_sum;
 
 /// The number of distinct (clamped) material counts.
 const MATERIALS: usize = (MATERIAL_MAX - MATERIAL_MIN + 1) as usize;
@@ -257,28 +258,18 @@ pub fn log_loss(model: &Model, data: &[Position]) -> f64 {
         return f64::INFINITY;
     }
     let table = model.table();
-    let sums: Vec<f64> = data
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            chunk
-                .iter()
-                .map(|p| {
-                    let (a, b) = table[p.material_index()];
-                    let s = p.score as f64;
-                    let u = (s - a) / b;
-                    let v = (-s - a) / b;
-                    -match p.outcome {
-                        Outcome::Win => log_sigmoid(u),
-                        Outcome::Loss => log_sigmoid(v),
-                        Outcome::Draw => {
-                            log_sigmoid(-u) + log_sigmoid(-v) + (-(-2.0 * a / b).exp_m1()).ln()
-                        }
-                    }
-                })
-                .sum::<f64>()
-        })
-        .collect();
-    sums.iter().sum::<f64>() / data.len() as f64
+    let sum = ordered_sum(data, CHUNK, |p| {
+        let (a, b) = table[p.material_index()];
+        let s = p.score as f64;
+        let u = (s - a) / b;
+        let v = (-s - a) / b;
+        -match p.outcome {
+            Outcome::Win => log_sigmoid(u),
+            Outcome::Loss => log_sigmoid(v),
+            Outcome::Draw => log_sigmoid(-u) + log_sigmoid(-v) + (-(-2.0 * a / b).exp_m1()).ln(),
+        }
+    });
+    sum / data.len() as f64
 }
 
 /// Observed win, draw and loss rates.
