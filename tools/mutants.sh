@@ -290,6 +290,12 @@ mutant check-squares-pawn-side src/movegen.rs \
 mutant skip-quiets-order-lost src/movepick/mod.rs \
     's/                            let m = self.select(self.moves.len());/                            let m = self.moves[self.next]; self.next += 1;/' \
     'cargo test --release -p kiraly --lib movepick::tests::skip_quiets_keeps_the_order'
+# --- the pickers select the best score first (src/movepick/tests.rs) -------
+best_first='cargo test --release -p kiraly --lib movepick::tests::each_stage_comes_best_score_first'
+mutant select-best-worst-first src/movepick/mod.rs \
+    's/        if score > best_score {/        if score < best_score {/' "$best_first"
+mutant scored-noisy-table-move-unranked src/movepick/scored.rs \
+    's/scores\[kept\] = if tt_move.matches(m) { TT_MOVE } else { s };/scores[kept] = s;/' "$best_first"
 # --- the net's input index from the view's precomputed parts (src/nnue/features.rs)
 index='cargo test --release -p kiraly --lib nnue::features::tests::indices_follow_the_definition'
 mutant view-flip-mirror-swapped src/nnue/features.rs \

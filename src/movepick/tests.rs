@@ -450,3 +450,78 @@ fn table_moves_round_trip_and_garbage_is_refused() {
         }
     }
 }
+
+/// Within the winning captures and within the quiet moves, the best
+/// score comes first (the first of equals: the picker's selection is
+/// stable); the quiescence lists come by MVV-LVA, the table move first.
+#[test]
+fn each_stage_comes_best_score_first() {
+    let positions = positions();
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
+    let tables = Tables::random(&positions, &mut rng);
+    let (mut noisy_pairs, mut quiet_pairs) = (0, 0);
+    for pos in positions.iter().step_by(2) {
+        let side = pos.turn();
+        let ctx = tables.context([
+            rng.below(PIECE_TO),
+            rng.below(PIECE_TO),
+            rng.below(PIECE_TO),
+        ]);
+        let mut picker = MovePicker::new(pos, None, [None; 2], None);
+        let got = drain(&mut picker, &ctx, None);
+        let threats = threats(pos);
+        let stage = |class: u8, score: &dyn Fn(Move) -> i32| -> Vec<i32> {
+            got.iter()
+                .filter(|&&m| class_of(pos, m) == class)
+                .map(|&m| score(m))
+                .collect()
+        };
+        let noisy = stage(0, &|m| ctx.noisy_score(side, m));
+        let quiet = stage(2, &|m| ctx.quiet_score(side, threats, m));
+        for scores in [&noisy, &quiet] {
+            assert!(
+                scores.windows(2).all(|w| w[0] >= w[1]),
+                "not best first in {}: {scores:?}",
+                fen(pos)
+            );
+        }
+        noisy_pairs += noisy.len().saturating_sub(1);
+        quiet_pairs += quiet.len().saturating_sub(1);
+
+        let mut captures = pos.legal_moves();
+        let tt = captures
+            .iter()
+            .copied()
+            .find(|&m| mvv_lva_of(m).is_some())
+            .filter(|_| rng.below(2) == 0);
+        let mut scored =
+            ScoredMoves::noisy(&mut captures, tt.map_or(PackedMove::NONE, PackedMove::new));
+        let mut order = Vec::new();
+        while let Some(m) = scored.next_move() {
+            order.push(m);
+        }
+        if let Some(t) = tt {
+            assert_eq!(order.first(), Some(&t), "table move first: {}", fen(pos));
+            order.remove(0);
+        }
+        let values: Vec<i32> = order.iter().map(|&m| mvv_lva_of(m).unwrap()).collect();
+        assert!(
+            values.windows(2).all(|w| w[0] >= w[1]),
+            "{}: {values:?}",
+            fen(pos)
+        );
+    }
+    assert!(
+        noisy_pairs > 1_000 && quiet_pairs > 50_000,
+        "{noisy_pairs} {quiet_pairs}"
+    );
+}
+
+/// The stage a move comes in without refutations.
+fn class_of(pos: &Chess, m: Move) -> u8 {
+    class(pos, m, &[])
+}
+
+fn mvv_lva_of(m: Move) -> Option<i32> {
+    scored::mvv_lva(m)
+}
