@@ -470,9 +470,9 @@ fn each_stage_comes_best_score_first() {
         let mut picker = MovePicker::new(pos, None, [None; 2], None);
         let got = drain(&mut picker, &ctx, None);
         let threats = threats(pos);
-        let stage = |class: u8, score: &dyn Fn(Move) -> i32| -> Vec<i32> {
+        let stage = |wanted: u8, score: &dyn Fn(Move) -> i32| -> Vec<i32> {
             got.iter()
-                .filter(|&&m| class_of(pos, m) == class)
+                .filter(|&&m| class(pos, m, &[]) == wanted)
                 .map(|&m| score(m))
                 .collect()
         };
@@ -492,7 +492,7 @@ fn each_stage_comes_best_score_first() {
         let tt = captures
             .iter()
             .copied()
-            .find(|&m| mvv_lva_of(m).is_some())
+            .find(|&m| scored::mvv_lva(m).is_some())
             .filter(|_| rng.below(2) == 0);
         let mut scored =
             ScoredMoves::noisy(&mut captures, tt.map_or(PackedMove::NONE, PackedMove::new));
@@ -504,7 +504,7 @@ fn each_stage_comes_best_score_first() {
             assert_eq!(order.first(), Some(&t), "table move first: {}", fen(pos));
             order.remove(0);
         }
-        let values: Vec<i32> = order.iter().map(|&m| mvv_lva_of(m).unwrap()).collect();
+        let values: Vec<i32> = order.iter().map(|&m| scored::mvv_lva(m).unwrap()).collect();
         assert!(
             values.windows(2).all(|w| w[0] >= w[1]),
             "{}: {values:?}",
@@ -515,13 +515,4 @@ fn each_stage_comes_best_score_first() {
         noisy_pairs > 1_000 && quiet_pairs > 50_000,
         "{noisy_pairs} {quiet_pairs}"
     );
-}
-
-/// The stage a move comes in without refutations.
-fn class_of(pos: &Chess, m: Move) -> u8 {
-    class(pos, m, &[])
-}
-
-fn mvv_lva_of(m: Move) -> Option<i32> {
-    scored::mvv_lva(m)
 }
