@@ -152,6 +152,16 @@ impl AccumulatorStack {
         self.plies[ply].acc.evaluate(net, stm, pieces)
     }
 
+    /// Brings the accumulators of `ply` up to date ahead of their use: work
+    /// the core can do while the table entry prefetched for `ply` is still
+    /// on its way from memory.
+    #[inline]
+    pub fn prepare(&mut self, ply: usize) {
+        if let Some(net) = self.net {
+            self.bring_up_to_date(net, ply);
+        }
+    }
+
     /// Computes both sides' values at `ply` from the nearest ply where each
     /// is computed or must be rebuilt, and every ply between.
     fn bring_up_to_date(&mut self, net: &Network, ply: usize) {

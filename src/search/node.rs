@@ -248,7 +248,11 @@ impl Searcher {
 
         // Step 3. Transposition table probe: an entry deep enough whose
         // bound settles the window ends a non-PV node. At the root the move
-        // to try first is the best of the last iteration.
+        // to try first is the best of the last iteration. The parent
+        // prefetched the entry; the net's accumulators of this ply, which
+        // the evaluation or the children need unless the entry cuts, are
+        // brought up to date while the entry is on its way.
+        self.accumulators.prepare(ply);
         let tt_hit = ctx.tt.probe(board.key, ply);
         let mut tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
         let tt_pv = pv_node || tt_hit.is_some_and(|h| h.pv);

@@ -42,6 +42,9 @@ impl Searcher {
             };
         }
 
+        // As in the main search: the accumulators are brought up to date
+        // while the prefetched table entry is on its way.
+        self.accumulators.prepare(ply);
         let tt_hit = ctx.tt.probe(board.key, ply);
         if let Some(hit) = tt_hit {
             if beta - alpha == 1 && hit.bound.settles(hit.score, alpha, beta) {
