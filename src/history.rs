@@ -99,8 +99,17 @@ impl ButterflyHistory {
     }
 
     /// Shrinks old values so a new search is guided more by what it sees now.
+    /// Runs over the table as one flat slice, which the compiler
+    /// vectorises (the nested iterators it did not): a search of a few
+    /// thousand nodes, as the generator's, would otherwise spend about 3 %
+    /// of its time here.
     pub fn age(&mut self) {
-        for v in self.table.iter_mut().flatten().flatten().flatten() {
+        let flat = self
+            .table
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .as_flattened_mut();
+        for v in flat {
             *v /= 2;
         }
     }
@@ -256,8 +265,12 @@ pub(crate) mod tests {
             assert_eq!(h.get(true, t | elsewhere, m), 1000 * (i as i32 + 1));
             assert_eq!(h.get(false, t, m), 0);
         }
+        h.update(false, Bitboard::EMPTY, m, -1001);
         h.age();
         assert_eq!(h.get(true, both, m), 2000);
+        // Halving rounds toward zero, as it always has (an arithmetic
+        // shift would give -501 and change the search).
+        assert_eq!(h.get(false, Bitboard::EMPTY, m), -500);
     }
 
     #[test]
