@@ -380,6 +380,10 @@ mutant butterfly-to-threat-ignored src/history.rs \
     's/let threat = usize::from(from_attacked) \* 2 + usize::from(to_attacked);/let threat = usize::from(from_attacked) * 2;/' "$threat_slots"
 mutant butterfly-from-threat-read-at-to src/history.rs \
     's/let from_attacked = from.is_some_and(|s| threats.contains(s));/let from_attacked = threats.contains(m.to());/' "$threat_slots"
+mutant butterfly-age-shifts src/history.rs \
+    's|            \*v /= 2;|            *v >>= 1;|' "$threat_slots"
+mutant butterfly-age-skipped src/history.rs \
+    's|            \*v /= 2;|            *v /= 1;|' "$threat_slots"
 threat_squares='cargo test --release -p kiraly --lib movepick::tests::threats_are_every_square_the_opponent_attacks'
 mutant threats-pawns-the-wrong-way src/movegen.rs \
     's/Color::White => west.shift(7) | east.shift(9),/Color::White => west.shift(-9) | east.shift(-7),/' "$threat_squares"
