@@ -112,6 +112,15 @@ pub fn is_quiet(m: Move) -> bool {
     !m.is_capture() && m.promotion().is_none()
 }
 
+/// Whether `list` (killers, refutations) holds `m`. The same test as
+/// `<[Option<Move>]>::contains`, whose generic body the compiler left out of
+/// line: the calls took about 2 % of the generator's time.
+#[inline]
+#[allow(clippy::manual_contains)]
+pub fn holds_move(list: &[Option<Move>], m: Move) -> bool {
+    list.iter().any(|&r| r == Some(m))
+}
+
 /// A promotion to anything but a queen.
 #[inline]
 fn is_underpromotion(m: Move) -> bool {
@@ -187,7 +196,7 @@ impl<'a> MovePicker<'a> {
         let mut refutations = [None; 3];
         let mut n = 0;
         for m in [killers[0], killers[1], counter].into_iter().flatten() {
-            if Some(m) != tt_move && !refutations[..n].contains(&Some(m)) {
+            if Some(m) != tt_move && !holds_move(&refutations[..n], m) {
                 refutations[n] = Some(m);
                 n += 1;
             }
@@ -497,7 +506,7 @@ impl Refutations {
 
     #[inline]
     fn holds(&self, m: Move) -> bool {
-        self.targets.contains(m.to()) && self.moves.contains(&Some(m))
+        self.targets.contains(m.to()) && holds_move(&self.moves, m)
     }
 }
 

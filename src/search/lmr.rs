@@ -9,6 +9,7 @@
 use shakmaty::Move;
 
 use super::Searcher;
+use crate::movepick::holds_move;
 use crate::parameters as params;
 
 /// One ply, in the units of a reduction.
@@ -180,7 +181,7 @@ impl Searcher {
             if facts.tt_move_noisy {
                 reduction += params::lmr_tt_capture_1024();
             }
-            if self.stack[facts.ply].killers.contains(&Some(m)) {
+            if holds_move(&self.stack[facts.ply].killers, m) {
                 reduction -= params::lmr_killer_1024();
             }
             reduction -= history * ONE_PLY / params::lmr_history_divisor();
