@@ -40,9 +40,8 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     /// No search has written to `tt` since it was allocated or cleared, so
     /// it is all zero still and clearing it again is skipped: that would
-    /// touch every page of a table the system hands out untouched, for
-    /// seconds with a table of gigabytes (a GUI sends `ucinewgame` right
-    /// after setting `Hash`), and would make it all resident at once.
+    /// write every entry, a fraction of a second a gigabyte, for nothing (a
+    /// GUI sends `ucinewgame` right after setting `Hash`).
     tt_clean: bool,
     /// Syzygy tablebases from `SyzygyPath`, shared with the searches.
     tables: Option<Arc<Tables>>,
@@ -193,9 +192,17 @@ impl Engine {
                     // The new table comes as fresh zeroed pages, which cost no
                     // memory until used, so the old one is dropped only once
                     // the new one exists: a refused size keeps the old table.
+                    // The new one is made resident once the old one is let go,
+                    // so that the two do not take memory together, and before
+                    // `readyok`, so that its first touches are not the first
+                    // search's.
                     match TranspositionTable::new(mb) {
                         Ok(tt) => {
                             self.tt = Arc::new(tt);
+                            // Just made, so this holds it alone.
+                            if let Some(tt) = Arc::get_mut(&mut self.tt) {
+                                tt.make_resident();
+                            }
                             self.tt_clean = true;
                             self.options.hash_mb = mb;
                         }

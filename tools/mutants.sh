@@ -54,6 +54,13 @@ mutant trainer-factoriser-not-exported tools/trainer/src/model.rs \
 mutant trainer-factoriser-not-shared tools/trainer/src/model.rs \
     's/list\[n + i\] = (shared + usize::from(list\[i\]) % INPUTS) as u16;/list[n + i] = list[i] + 0 * shared as u16;/' "$factoriser"
 
+# --- a new table resident before readyok (engine-tests/uci_protocol.rs) ----
+resident='cargo test --release --test uci_protocol a_new_table_is_resident_before_readyok'
+mutant hash-left-lazy src/engine.rs \
+    's/                                tt.make_resident();/                                let _ = tt;/' "$resident"
+mutant hash-touch-skipped src/tt.rs \
+    's/        if !fits_in_memory(len) {/        if fits_in_memory(len) {/' "$resident"
+
 # --- bestmove 0000 only without a legal move (engine-tests/common/mod.rs) --
 mutant panic-fallback-null-move src/threadpool.rs \
     's/(job.root.pos.legal_moves().first().copied(), None)/(None, None)/' \

@@ -120,7 +120,8 @@ class WindowsBinary(unittest.TestCase):
         self.assertIn("type spin default 16 min 1", options["Hash"])
 
         # A table of 1 GiB and a second search thread: the allocation must
-        # neither fail nor be zeroed byte by byte up front.
+        # not fail, and making it resident (a byte a page) must not take
+        # the allocator's byte-by-byte zeroing.
         e.send("setoption name Hash value 1024")
         e.send("setoption name Threads value 2")
         started = time.monotonic()
