@@ -11,7 +11,6 @@
 //! half new) is rejected instead of being trusted. Moves read from the table
 //! are only ever used once `PackedMove::legal_move` finds them legal.
 
-use std::alloc::{alloc_zeroed, Layout};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use shakmaty::{Chess, Move, Position, Role, Square};
@@ -19,6 +18,10 @@ use shakmaty::{Chess, Move, Position, Role, Square};
 use crate::movegen::is_legal;
 use crate::parameters as params;
 use crate::score::{from_tt, to_tt};
+
+mod memory;
+
+use memory::{in_parallel, zeroed_buckets, BucketMemory, PARALLEL_BYTES};
 
 pub const MB: usize = 1024 * 1024;
 
@@ -243,11 +246,21 @@ impl TranspositionTable {
         self.buckets.touch_pages();
     }
 
+    /// Empties the table, a share of it on each of a few threads: a
+    /// gigabyte takes a fraction of a second, and a GUI clears before
+    /// every game (`ucinewgame`).
     pub fn clear(&self) {
-        for e in self.buckets.iter().flat_map(|b| &b.0) {
-            e.key_xor_data.store(0, Ordering::Relaxed);
-            e.data.store(0, Ordering::Relaxed);
-        }
+        let buckets: &[Bucket] = &self.buckets;
+        in_parallel(
+            buckets.len(),
+            PARALLEL_BYTES / std::mem::size_of::<Bucket>(),
+            |first, last| {
+                for e in buckets[first..last].iter().flat_map(|b| &b.0) {
+                    e.key_xor_data.store(0, Ordering::Relaxed);
+                    e.data.store(0, Ordering::Relaxed);
+                }
+            },
+        );
         self.age.store(0, Ordering::Relaxed);
     }
 
@@ -367,155 +380,35 @@ impl TranspositionTable {
     }
 }
 
-/// The table's memory: `count` buckets, 64-byte aligned, all zero.
-///
-/// It is taken from the allocator as plain zeroed bytes (alignment 8, a
-/// bucket more than needed) rather than as `[Bucket]`: the allocator serves
-/// a small alignment with `calloc`, whose large blocks are fresh pages the
-/// operating system zeroes lazily (by the kernel, at the first touch of
-/// each, which `touch_pages` brings forward). Asking for 64-byte alignment
-/// instead makes the allocator write every byte itself as well (16.6 s for
-/// 4 GB at 478e9c9). The buckets start at the first 64-byte boundary.
-struct BucketMemory {
-    base: *mut u8,
-    layout: Layout,
-    buckets: *const Bucket,
-    count: usize,
-}
-
-// SAFETY: the memory is owned by this value alone and only reached through
-// `&[Bucket]`; a `Bucket` holds atomics, which are safe to share and send.
-unsafe impl Send for BucketMemory {}
-unsafe impl Sync for BucketMemory {}
-
-impl std::ops::Deref for BucketMemory {
-    type Target = [Bucket];
-    fn deref(&self) -> &[Bucket] {
-        // SAFETY: `buckets` points to `count` initialised (zeroed) buckets
-        // inside the live allocation, aligned to 64 (see `zeroed_buckets`).
-        unsafe { std::slice::from_raw_parts(self.buckets, self.count) }
-    }
-}
-
-impl Drop for BucketMemory {
-    fn drop(&mut self) {
-        // SAFETY: `base` was allocated by `alloc_zeroed(self.layout)`.
-        unsafe { std::alloc::dealloc(self.base, self.layout) }
-    }
-}
-
-impl BucketMemory {
-    /// Writes a zero byte (over a zero) to every page of the allocation,
-    /// the pages split among the machine's cores, so that the system backs
-    /// them now. Skipped where the table is larger than the machine's
-    /// memory: touching it all could only push it out again.
-    fn touch_pages(&mut self) {
-        const PAGE: usize = 4096;
-        let len = self.layout.size();
-        if !fits_in_memory(len) {
-            return;
-        }
-        let pages = len.div_ceil(PAGE);
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 8);
-        let per_thread = pages.div_ceil(threads);
-        // An address, not a pointer, crosses to the threads.
-        let base = self.base as usize;
-        let touch = move |first: usize, last: usize| {
-            for page in first..last {
-                // SAFETY: page * PAGE < len, inside the live allocation,
-                // which `&mut self` holds alone while the threads run; the
-                // byte was zero and stays zero.
-                unsafe { ((base + page * PAGE) as *mut u8).write_volatile(0) };
-            }
-        };
-        std::thread::scope(|scope| {
-            for first in (0..pages).step_by(per_thread) {
-                let last = (first + per_thread).min(pages);
-                let spawned = std::thread::Builder::new()
-                    .name("kiraly-hash-touch".into())
-                    .spawn_scoped(scope, move || touch(first, last));
-                // Without a thread, this one does the share.
-                if spawned.is_err() {
-                    touch(first, last);
-                }
-            }
-        });
-    }
-}
-
-/// Whether `len` bytes fit in the machine's physical memory.
-#[cfg(target_os = "linux")]
-fn fits_in_memory(len: usize) -> bool {
-    // SAFETY: sysconf only reads system configuration.
-    let (pages, page_size) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    if pages <= 0 || page_size <= 0 {
-        return false;
-    }
-    (pages as u128) * (page_size as u128) >= len as u128
-}
-
-/// Windows commits the whole table against memory and page file when it
-/// is allocated, refusing what they cannot hold.
-#[cfg(not(target_os = "linux"))]
-fn fits_in_memory(_len: usize) -> bool {
-    true
-}
-
-/// `count` empty buckets, or `None` when the memory cannot be had.
-fn zeroed_buckets(count: usize) -> Option<BucketMemory> {
-    let size = count
-        .checked_add(1)?
-        .checked_mul(std::mem::size_of::<Bucket>())?;
-    let layout = Layout::from_size_align(size, 8).ok()?;
-    // SAFETY: `layout` has a non-zero size (at least two 64-byte buckets).
-    let base = unsafe { alloc_zeroed(layout) };
-    if base.is_null() {
-        return None;
-    }
-    let offset = (base as usize).next_multiple_of(64) - base as usize;
-    // SAFETY: offset < 64, and the allocation has one bucket (64 bytes) to
-    // spare, so `count` buckets from `base + offset` stay inside it. Every
-    // byte is zero, and all-zero bytes are a valid (empty) bucket: four
-    // entries of two `AtomicU64`, which have the representation of `u64`,
-    // with no padding in the 64 bytes.
-    let buckets = unsafe { base.add(offset) } as *const Bucket;
-    advise_huge_pages(base, size);
-    Some(BucketMemory {
-        base,
-        layout,
-        buckets,
-        count,
-    })
-}
-
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: *mut u8, len: usize) {
-    const PAGE: usize = 4096;
-    let start = (ptr as usize).next_multiple_of(PAGE);
-    let end = (ptr as usize + len) / PAGE * PAGE;
-    if end > start {
-        // SAFETY: [start, end) lies inside the live allocation just made and
-        // is page-aligned; MADV_HUGEPAGE only changes how the kernel backs
-        // those pages, never their contents, and a failure is harmless.
-        unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_ptr: *mut u8, _len: usize) {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cleared_table_split_among_threads_is_empty() {
+        // Large enough for more than one thread where there are cores.
+        let tt = TranspositionTable::new(80).unwrap();
+        let keys: Vec<u64> = (1..=20_000u64)
+            .map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let data = TtData {
+            mv: PackedMove(1),
+            score: 5,
+            depth: 3,
+            bound: Bound::Exact,
+            eval: None,
+            pv: false,
+        };
+        for &k in &keys {
+            tt.store(k, 0, data);
+        }
+        assert!(keys.iter().filter(|&&k| tt.probe(k, 0).is_some()).count() > 15_000);
+        tt.clear();
+        assert!(keys.iter().all(|&k| tt.probe(k, 0).is_none()));
+        assert!(tt.buckets.iter().flat_map(|b| &b.0).all(|e| {
+            e.key_xor_data.load(Ordering::Relaxed) == 0 && e.data.load(Ordering::Relaxed) == 0
+        }));
+    }
 
     #[test]
     fn a_resident_table_is_still_empty() {
@@ -525,13 +418,6 @@ mod tests {
             e.key_xor_data.load(Ordering::Relaxed) == 0 && e.data.load(Ordering::Relaxed) == 0
         }));
         assert!(tt.probe(0x1234_5678_9abc_def0, 0).is_none());
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn tables_beyond_the_machines_memory_are_left_untouched() {
-        assert!(fits_in_memory(MB));
-        assert!(!fits_in_memory(usize::MAX));
     }
 
     #[test]

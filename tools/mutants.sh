@@ -58,8 +58,12 @@ mutant trainer-factoriser-not-shared tools/trainer/src/model.rs \
 resident='cargo test --release --test uci_protocol a_new_table_is_resident_before_readyok'
 mutant hash-left-lazy src/engine.rs \
     's/                                tt.make_resident();/                                let _ = tt;/' "$resident"
-mutant hash-touch-skipped src/tt.rs \
+mutant hash-touch-skipped src/tt/memory.rs \
     's/        if !fits_in_memory(len) {/        if fits_in_memory(len) {/' "$resident"
+
+mutant hash-parallel-range-lost src/tt/memory.rs \
+    's/        for first in (0..items).step_by(per_thread) {/        for first in (per_thread..items).step_by(per_thread) {/' \
+    'cargo test --release -p kiraly --lib tt::memory::tests::in_parallel_covers_every_item_once'
 
 # --- bestmove 0000 only without a legal move (engine-tests/common/mod.rs) --
 mutant panic-fallback-null-move src/threadpool.rs \
@@ -211,9 +215,6 @@ mutant import-graph-allows-long-files tools/import_graph.py \
 mutant movetime-overhead-ignored src/time.rs \
     's/        .saturating_sub(overhead_ms)/        .saturating_sub(overhead_ms.min(10))/' \
     'cargo test --release --test uci_protocol options_take_effect_and_bad_values_keep_the_old_one'
-mutant hash-zeroed-up-front src/tt.rs \
-    's/    let base = unsafe { alloc_zeroed(layout) };/    let base = std::hint::black_box(unsafe { alloc_zeroed(layout) }); if !base.is_null() { unsafe { std::ptr::write_bytes(base, 0, size) } }/' \
-    'cargo test --release --test uci_protocol large_hash_is_ready_at_once'
 mutant strength-budget-ignored src/search/root.rs \
     's/self.counts.node_limit = self.counts.node_limit.min(limit.nodes);/let _ = limit.nodes;/' \
     'cargo test --release --test uci_features limited_strength_plays_fast_legal_and_varied_moves'
