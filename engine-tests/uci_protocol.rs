@@ -777,9 +777,7 @@ fn eval_prints_the_term_table_and_king_safety() {
 
 /// A new table is resident before `readyok`: its pages, which the system
 /// hands out untouched, are all touched while the engine makes itself ready,
-/// not by the first search, on the clock (the first `go depth 12` after
-/// `Hash 2048` took 5.1 s of a virtual machine's time when the search did
-/// it). The table then works.
+/// not by the first search, on its clock. The table then works.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_new_table_is_resident_before_readyok() {

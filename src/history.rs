@@ -100,9 +100,9 @@ impl ButterflyHistory {
 
     /// Shrinks old values so a new search is guided more by what it sees now.
     /// Runs over the table as one flat slice, which the compiler
-    /// vectorises (the nested iterators it did not): a search of a few
-    /// thousand nodes, as the generator's, would otherwise spend about 3 %
-    /// of its time here.
+    /// vectorises (the nested iterators it did not): the generator's
+    /// searches are a few thousand nodes each, so this once-a-search loop
+    /// shows in its profile.
     pub fn age(&mut self) {
         let flat = self
             .table

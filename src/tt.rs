@@ -236,12 +236,11 @@ impl TranspositionTable {
 
     /// Makes the whole table resident now. Its pages come from the system
     /// untouched, and each is zeroed (on Linux, a 2 MB page backed) at its
-    /// first touch; left to the search, those touches fall on the clock:
-    /// the first `go depth 12` after `Hash 2048` took 5.1 s instead of
-    /// 0.06 s on a virtual machine, nearly all of it the kernel zeroing
-    /// pages. The engine calls this after `Hash` changes, before `readyok`,
-    /// as Stockfish clears its table there. `&mut self`: the table is not
-    /// shared yet.
+    /// first touch; a search probes and stores all over the table at once,
+    /// so left to it, those touches would all fall on its clock (seconds for
+    /// gigabytes on some virtual machines; docs/uci.md). The engine calls
+    /// this after `Hash` changes, before `readyok`. `&mut self`: the table
+    /// is not shared yet.
     pub fn make_resident(&mut self) {
         self.buckets.touch_pages();
     }
