@@ -10,18 +10,6 @@ use shakmaty::Chess;
 
 const SECOND: Duration = Duration::from_secs(1);
 
-/// Resident memory of a process in MiB, from /proc (Linux).
-fn resident_mb(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("procfs");
-    let kb: f64 = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .expect("VmRSS line");
-    kb / 1024.0
-}
-
 /// Needs the panics `src/faults.rs` injects, which only a build with the
 /// feature `fault-injection` has: `make test` runs it so (`cargo test
 /// --release --features fault-injection --test reliability --target-dir

@@ -383,6 +383,12 @@ impl TranspositionTable {
 mod tests {
     use super::*;
 
+    fn every_entry_is_zero(tt: &TranspositionTable) -> bool {
+        tt.buckets.iter().flat_map(|b| &b.0).all(|e| {
+            e.key_xor_data.load(Ordering::Relaxed) == 0 && e.data.load(Ordering::Relaxed) == 0
+        })
+    }
+
     #[test]
     fn a_cleared_table_split_among_threads_is_empty() {
         // Large enough for more than one thread where there are cores.
@@ -404,18 +410,14 @@ mod tests {
         assert!(keys.iter().filter(|&&k| tt.probe(k, 0).is_some()).count() > 15_000);
         tt.clear();
         assert!(keys.iter().all(|&k| tt.probe(k, 0).is_none()));
-        assert!(tt.buckets.iter().flat_map(|b| &b.0).all(|e| {
-            e.key_xor_data.load(Ordering::Relaxed) == 0 && e.data.load(Ordering::Relaxed) == 0
-        }));
+        assert!(every_entry_is_zero(&tt));
     }
 
     #[test]
     fn a_resident_table_is_still_empty() {
         let mut tt = TranspositionTable::new(4).unwrap();
         tt.make_resident();
-        assert!(tt.buckets.iter().flat_map(|b| &b.0).all(|e| {
-            e.key_xor_data.load(Ordering::Relaxed) == 0 && e.data.load(Ordering::Relaxed) == 0
-        }));
+        assert!(every_entry_is_zero(&tt));
         assert!(tt.probe(0x1234_5678_9abc_def0, 0).is_none());
     }
 

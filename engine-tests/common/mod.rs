@@ -281,11 +281,16 @@ pub fn thread_cpu_ticks(pid: u32) -> std::collections::BTreeMap<u32, u64> {
     ticks
 }
 
-/// The CPU time, in clock ticks, process `pid` has used so far, threads
-/// that have ended included (Linux); 0 once it is gone.
-#[cfg(target_os = "linux")]
-pub fn process_cpu_ticks(pid: u32) -> u64 {
-    cpu_ticks_of(std::path::Path::new(&format!("/proc/{pid}/stat"))).unwrap_or(0)
+/// Resident memory of a process in MiB, from /proc (Linux).
+pub fn resident_mb(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("procfs");
+    let kb: f64 = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .expect("VmRSS line");
+    kb / 1024.0
 }
 
 /// User plus system time of a `/proc` `stat` file.

@@ -5,6 +5,9 @@ use std::alloc::{alloc_zeroed, Layout};
 
 use super::{Bucket, MB};
 
+/// The smallest page the systems hand out, for the page-by-page work.
+const PAGE: usize = 4096;
+
 /// The table's memory: `count` buckets, 64-byte aligned, all zero.
 ///
 /// It is taken from the allocator as plain zeroed bytes (alignment 8, a
@@ -48,7 +51,6 @@ impl BucketMemory {
     /// them now. Skipped where the table is larger than the machine's
     /// memory: touching it all could only push it out again.
     pub(super) fn touch_pages(&mut self) {
-        const PAGE: usize = 4096;
         let len = self.layout.size();
         if !fits_in_memory(len) {
             return;
@@ -147,7 +149,6 @@ pub(super) fn zeroed_buckets(count: usize) -> Option<BucketMemory> {
 
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(ptr: *mut u8, len: usize) {
-    const PAGE: usize = 4096;
     let start = (ptr as usize).next_multiple_of(PAGE);
     let end = (ptr as usize + len) / PAGE * PAGE;
     if end > start {
