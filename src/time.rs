@@ -235,6 +235,28 @@ mod tests {
         assert!(b.hard.as_millis() < 4_000);
     }
 
+    /// `movestogo` divides what may be spent; without it a sudden-death
+    /// clock is divided by the tunable `moves_to_go`, and a very long period
+    /// is treated as at most 50 moves.
+    #[test]
+    fn moves_to_go_divides_the_usable_clock() {
+        let soft_ms = |movestogo: Option<u64>| {
+            let clock = Clock {
+                time_ms: 60_000,
+                inc_ms: 0,
+                movestogo,
+            };
+            budget_for_clock(clock, 10).soft.as_millis() as u64
+        };
+        // 60 s less a reserve of twice the overhead.
+        let usable = 60_000 - 20;
+        assert_eq!(soft_ms(Some(10)), usable / 10);
+        assert_eq!(soft_ms(Some(40)), usable / 40);
+        assert_eq!(soft_ms(Some(500)), usable / 50);
+        assert_eq!(soft_ms(None), usable / params::moves_to_go() as u64);
+        assert_ne!(params::moves_to_go(), 10, "the cases above must differ");
+    }
+
     /// Long games in which every move takes, in real time, the middle of
     /// the soft and hard limits plus the whole overhead must never run the
     /// clock out (with an increment larger than the overhead, even when

@@ -215,6 +215,13 @@ mutant import-graph-allows-long-files tools/import_graph.py \
 mutant movetime-overhead-ignored src/time.rs \
     's/        .saturating_sub(overhead_ms)/        .saturating_sub(overhead_ms.min(10))/' \
     'cargo test --release --test uci_protocol options_take_effect_and_bad_values_keep_the_old_one'
+mtg='cargo test --release -p kiraly --lib time::tests::moves_to_go_divides_the_usable_clock'
+mutant moves-to-go-default-fixed src/time.rs \
+    's/        .unwrap_or(params::moves_to_go() as u64)/        .unwrap_or(40)/' "$mtg"
+mutant movestogo-ignored src/time.rs \
+    's/^        .movestogo$/        .movestogo.filter(|_| false)/' "$mtg"
+mutant movestogo-unbounded src/time.rs \
+    's/        .clamp(1, 50);/        .clamp(1, 500);/' "$mtg"
 mutant strength-budget-ignored src/search/root.rs \
     's/self.counts.node_limit = self.counts.node_limit.min(limit.nodes);/let _ = limit.nodes;/' \
     'cargo test --release --test uci_features limited_strength_plays_fast_legal_and_varied_moves'
