@@ -236,6 +236,13 @@ mutant tune-parameter-not-set src/parameters.rs \
     's/values::VALUES\[i\].store(value, std::sync::atomic::Ordering::Relaxed);/let _ = (i, value);/' \
     'cargo test --profile checked -p kiraly --features tune --test tune'
 
+# --- a match in parts added up (tools/test_match_parts.py) -----------------
+parts="$py -m unittest tools/test_match_parts.py"
+mutant match-parts-first-pairs-only tools/match_parts.py \
+    's/\[a + b for a, b in zip(total\["pentanomial"\], p\["pentanomial"\])\]/[a + 0 * b for a, b in zip(total["pentanomial"], p["pentanomial"])]/' "$parts"
+mutant match-parts-any-engines tools/match_parts.py \
+    's/        elif (p\["first"\], p\["second"\]) != /        elif False and (p["first"], p["second"]) != /' "$parts"
+
 # --- the SPSA tuner (tools/test_spsa.py; its OpenBench lines, tune.rs) -----
 spsa_math="$py -m unittest tools.test_spsa.WorkedExample"
 mutant spsa-update-sign tools/spsa.py \
