@@ -294,6 +294,9 @@ mutant selfplay-resume-build-unrecorded tools/selfplay.py \
 mutant selfplay-resumes-only-the-newest-file tools/selfplay.py \
     's/        data_file = matching\[-1\] if matching else None/        data_file = existing[-1] if matching and matching[-1] == existing[-1] else None/' \
     "$py -m unittest tools.test_selfplay.SelfPlayService.test_start_resumes_the_newest_file_with_its_settings"
+mutant selfplay-snapshot-copies-a-cut-record tools/selfplay.py \
+    's/    remaining = counter.offset/    remaining = os.path.getsize(source)/' \
+    "$py -m unittest tools.test_selfplay.SelfPlayService.test_snapshot_copies_whole_games_only"
 # --- the move played is the move shown (engine-tests/move_shown.rs) --------
 mutant played-line-not-shown src/threadpool.rs \
     's/    show_played_line(searcher, &played, job, started_pondering);/    let _ = show_played_line;/' \
@@ -492,6 +495,23 @@ git ls-files -z --cached --others --exclude-standard |
 
 row() { rows+=("$(printf '%-34s %-8s %s' "$1" "$2" "$3")"); }
 rows=() missed=0
+# The Python tests import their neighbours in tools/ and play with the
+# engine and datagen: both are built from the scratch tree (a Python mutant
+# leaves the Rust code as it is) and named to the tests.
+export PYTHONPATH=$tree/tools
+export MATCH_ENGINE=$target/release/kiraly DATAGEN_BIN=$target/release/datagen
+for i in "${selected[@]}"; do
+    case ${tests[$i]} in
+        *unittest*)
+            (cd "$tree" && CARGO_TARGET_DIR=$target cargo build --release -p kiraly -p datagen) \
+                >"$target/python-test-binaries.log" 2>&1 ||
+                { echo "mutants.sh: cannot build the engine and datagen for the Python tests" >&2; exit 2; }
+            break ;;
+    esac
+done
+# A log with one of these failed before its test ran.
+cannot_run='ModuleNotFoundError\|ImportError\|not found or not executable\|binary .* not found'
+
 for i in "${selected[@]}"; do
     name=${names[$i]} file=$tree/${files[$i]}
     log=$target/$name.log
@@ -511,6 +531,10 @@ for i in "${selected[@]}"; do
         rc=$?
         if grep -q '^error\[E[0-9]*\]\|^error: could not compile' "$log"; then
             row "$name" NOBUILD "${tests[$i]}"
+            missed=$((missed + 1))
+        elif grep -q "$cannot_run" "$log"; then
+            # The test failed before it tested anything: not a catch.
+            row "$name" NORUN "${tests[$i]}"
             missed=$((missed + 1))
         elif [ $rc -ne 0 ]; then
             row "$name" caught "${tests[$i]}"

@@ -5,6 +5,7 @@
     tools/selfplay.py status
     tools/selfplay.py pause | resume | stop
     tools/selfplay.py hold -- COMMAND ...    # run COMMAND with the generator paused
+    tools/selfplay.py snapshot DEST [--file FILE]   # the whole games so far, for training
 
 `start` runs `datagen play` under a small supervisor that detaches from the
 terminal, so one command keeps data piling up until `stop` (or the machine
@@ -33,6 +34,11 @@ pause. KIRALY_NO_GENERATOR_PAUSE=1 turns holding off for a command.
 
 The runtime folder is KIRALY_SELFPLAY_RUNTIME, else <tmp>/kiraly-selfplay-<uid>:
 one service per user and machine, since it uses every core it is given.
+
+Training reads a copy, never the running file: `snapshot` copies the whole
+games the service's file (or --file) holds now to DEST and leaves out a game
+being written, without pausing the generator (a plain `cp` can end inside a
+record, which the trainer rejects).
 
 Standard library only (Linux: /proc, signals, flock).
 """
@@ -567,6 +573,45 @@ def cmd_hold(args) -> int:
         return subprocess.call(command)
 
 
+def snapshot(source: str, dest: str) -> RecordCounter:
+    """Copies the whole games of SOURCE to DEST (a game still being written at
+    its end is left out). The file only grows by whole records appended after
+    them, so its first `offset` bytes stay as they are while we copy."""
+    counter = RecordCounter(source).update()
+    remaining = counter.offset
+    tmp = dest + ".part"
+    with open(source, "rb") as src, open(tmp, "wb") as out:
+        while remaining > 0:
+            chunk = src.read(min(remaining, 1 << 20))
+            if not chunk:
+                raise OSError(f"{source} shrank while it was copied")
+            out.write(chunk)
+            remaining -= len(chunk)
+    os.replace(tmp, dest)
+    return counter
+
+
+def cmd_snapshot(args) -> int:
+    source = args.file
+    if source is None:
+        service = json.loads(_read(_path("service.json")) or "{}") if supervisor_pid() else {}
+        source = service.get("data_file")
+        if source is None:
+            print("selfplay: not running; name the file with --file", file=sys.stderr)
+            return 1
+    if os.path.abspath(source) == os.path.abspath(args.dest):
+        print("selfplay: the snapshot must not overwrite its source", file=sys.stderr)
+        return 1
+    try:
+        counter = snapshot(source, args.dest)
+    except OSError as e:
+        print(f"selfplay: {e}", file=sys.stderr)
+        return 1
+    print(f"selfplay: {args.dest}: {counter.games} games, {counter.positions} positions "
+          f"({counter.offset} bytes) of {source}")
+    return 0
+
+
 def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.2f} h"
 
@@ -623,7 +668,7 @@ def cmd_status(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="selfplay", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True,
-                           metavar="{start,status,pause,resume,stop,hold}")
+                           metavar="{start,status,pause,resume,stop,hold,snapshot}")
     s = sub.add_parser("start", help="start the generator in the background")
     s.add_argument("data_dir", help="the folder the data lives in (outside the repository)")
     s.add_argument("--net", default="embedded", help="net to play with: embedded or a .nnue file")
@@ -645,6 +690,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("stop", help="stop the generator (a game in progress is lost)")
     h = sub.add_parser("hold", help="run a command with the generator paused")
     h.add_argument("argv", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
+    sn = sub.add_parser("snapshot", help="copy the whole games written so far (for training)")
+    sn.add_argument("dest", help="the copy to write")
+    sn.add_argument("--file", help="the data file [default: the running service's]")
     sub.add_parser("_supervise")
     return p
 
@@ -653,7 +701,8 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     return {
         "start": cmd_start, "status": cmd_status, "pause": cmd_pause, "resume": cmd_resume,
-        "stop": cmd_stop, "hold": cmd_hold, "_supervise": cmd_supervise,
+        "stop": cmd_stop, "hold": cmd_hold, "snapshot": cmd_snapshot,
+        "_supervise": cmd_supervise,
     }[args.command](args)
 
 

@@ -86,6 +86,37 @@ class SelfPlayService(unittest.TestCase):
     def games(self):
         return len(read_records(self.data_file()))
 
+    def test_snapshot_copies_whole_games_only(self):
+        self.start()
+        self.assertTrue(wait_for(lambda: self.games() >= 2), "no games written")
+        # While the service writes: the copy is whole games, a prefix of the file.
+        live = os.path.join(self.tmp, "live-snap.kdat")
+        out = self.sp("snapshot", live)
+        self.assertRegex(out.stdout, r"live-snap.kdat: \d+ games, \d+ positions")
+        self.sp("stop")
+        with open(live, "rb") as f:
+            copied = f.read()
+        with open(self.data_file(), "rb") as f:
+            whole = f.read()
+        self.assertTrue(whole.startswith(copied))
+        games = read_records(live)
+        self.assertGreaterEqual(len(games), 2)
+        self.assertIn(f": {len(games)} games,", out.stdout)
+        # A file ending inside a record (a copy taken mid-write): the
+        # snapshot leaves the cut record out, and datagen reads every game.
+        cut = os.path.join(self.tmp, "cut.kdat")
+        with open(cut, "wb") as f:
+            f.write(whole + whole[:32 + 4 * 3])
+        snap = os.path.join(self.tmp, "snap.kdat")
+        self.sp("snapshot", snap, "--file", cut)
+        with open(snap, "rb") as f:
+            self.assertEqual(f.read(), whole)
+        stats = subprocess.run([self.datagen, "stats", snap], capture_output=True, text=True)
+        self.assertEqual(stats.returncode, 0, stats.stderr)
+        self.assertIn(str(len(read_records(snap))), stats.stdout + stats.stderr)
+        refused = self.sp("snapshot", cut, "--file", cut, check=False)
+        self.assertEqual(refused.returncode, 1)
+
     def test_service_lifecycle(self):
         out = self.start()
         self.assertIn("new file", out.stdout)
