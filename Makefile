@@ -74,8 +74,9 @@ test-checked: all
 # The match and suite tests play real games with the engine just built.
 # datagen converts the match runner's PGNs (tools/test_datagen_pgn.py).
 test-tools: all $(VENV)/installed
-	$(CARGO) build --release -p datagen
+	$(CARGO) build --release -p datagen -p trainer
 	MATCH_ENGINE="$(abspath $(EXE))" DATAGEN_BIN="$(abspath target/release/datagen)" \
+		TRAINER_BIN="$(abspath target/release/trainer)" \
 		$(VENV_PYTHON) -m unittest discover -s tools -p 'test_*.py'
 
 # lichess-bot (python-chess), UCI option grammar, OpenBench commands.

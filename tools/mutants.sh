@@ -297,6 +297,13 @@ mutant selfplay-resumes-only-the-newest-file tools/selfplay.py \
 mutant selfplay-snapshot-copies-a-cut-record tools/selfplay.py \
     's/    remaining = counter.offset/    remaining = os.path.getsize(source)/' \
     "$py -m unittest tools.test_selfplay.SelfPlayService.test_snapshot_copies_whole_games_only"
+# --- the generation recipe (tools/test_generation.py) ----------------------
+mutant generation-lambda-changed tools/generation.py \
+    's/^LAMBDA = 0.1$/LAMBDA = 0.25/' \
+    "$py -m unittest tools/test_generation.py"
+mutant generation-net-written-elsewhere tools/generation.py \
+    's/"--out", os.path.join(args.out_dir, "nets", args.name),/"--out", os.path.join("nets", args.name),/' \
+    "$py -m unittest tools.test_generation.TinyGeneration"
 # --- the move played is the move shown (engine-tests/move_shown.rs) --------
 mutant played-line-not-shown src/threadpool.rs \
     's/    show_played_line(searcher, &played, job, started_pondering);/    let _ = show_played_line;/' \
@@ -496,14 +503,15 @@ git ls-files -z --cached --others --exclude-standard |
 row() { rows+=("$(printf '%-34s %-8s %s' "$1" "$2" "$3")"); }
 rows=() missed=0
 # The Python tests import their neighbours in tools/ and play with the
-# engine and datagen: both are built from the scratch tree (a Python mutant
+# engine, datagen and the trainer: all are built from the scratch tree (a Python mutant
 # leaves the Rust code as it is) and named to the tests.
 export PYTHONPATH=$tree/tools
-export MATCH_ENGINE=$target/release/kiraly DATAGEN_BIN=$target/release/datagen
+export MATCH_ENGINE=$target/release/kiraly DATAGEN_BIN=$target/release/datagen \
+    TRAINER_BIN=$target/release/trainer
 for i in "${selected[@]}"; do
     case ${tests[$i]} in
         *unittest*)
-            (cd "$tree" && CARGO_TARGET_DIR=$target cargo build --release -p kiraly -p datagen) \
+            (cd "$tree" && CARGO_TARGET_DIR=$target cargo build --release -p kiraly -p datagen -p trainer) \
                 >"$target/python-test-binaries.log" 2>&1 ||
                 { echo "mutants.sh: cannot build the engine and datagen for the Python tests" >&2; exit 2; }
             break ;;
