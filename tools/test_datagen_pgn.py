@@ -21,12 +21,18 @@ from test_match import BOOK, REPO, Run, require_engine, require_file
 MATE = 32000
 
 
-def datagen_path(test):
-    path = os.environ.get("DATAGEN_BIN") or os.path.join(REPO, "target", "release", "datagen")
+def workspace_binary(test, package, env_var):
+    """A workspace tool's release binary: $ENV_VAR, else target/release/PACKAGE;
+    fails the test when it is missing."""
+    path = os.environ.get(env_var) or os.path.join(REPO, "target", "release", package)
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        test.fail(f"datagen binary {path} not found: `cargo build --release -p datagen` "
-                  f"or set DATAGEN_BIN")
+        test.fail(f"{package} binary {path} not found: `cargo build --release -p {package}` "
+                  f"or set {env_var}")
     return path
+
+
+def datagen_path(test):
+    return workspace_binary(test, "datagen", "DATAGEN_BIN")
 
 
 def read_records(path):

@@ -15,7 +15,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generation  # noqa: E402
-from test_datagen_pgn import datagen_path  # noqa: E402
+from test_datagen_pgn import datagen_path, workspace_binary  # noqa: E402
 from test_match import REPO, require_engine  # noqa: E402
 
 SCRIPT = os.path.join(REPO, "tools", "generation.py")
@@ -74,14 +74,6 @@ class Recipe(unittest.TestCase):
         self.assertNotIn("--sprt", argv)
 
 
-def trainer_path(test):
-    path = os.environ.get("TRAINER_BIN") or os.path.join(REPO, "target", "release", "trainer")
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        test.fail(f"trainer binary {path} not found: `cargo build --release -p trainer` "
-                  f"or set TRAINER_BIN")
-    return path
-
-
 class TinyGeneration(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="kiraly-generation-test-")
@@ -90,7 +82,7 @@ class TinyGeneration(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def test_train_then_screen(self):
-        datagen, trainer, engine = datagen_path(self), trainer_path(self), require_engine(self)
+        datagen, trainer, engine = datagen_path(self), workspace_binary(self, "trainer", "TRAINER_BIN"), require_engine(self)
         data = os.path.join(self.tmp, "games.kdat")
         subprocess.run([datagen, "play", "-o", data, "--games", "8", "--threads", "1",
                         "--soft-nodes", "200", "--hard-nodes", "2000", "--seed", "5",
