@@ -267,11 +267,29 @@ pub fn last_score(lines: &[String]) -> String {
 /// machine is.
 #[cfg(target_os = "linux")]
 pub fn thread_cpu_ticks(pid: u32) -> std::collections::BTreeMap<u32, u64> {
+    threads_cpu_ticks(pid, "")
+}
+
+/// `thread_cpu_ticks` of the search threads only (named `search-N`): not
+/// the main thread, the UCI reader, or the short-lived threads that clear
+/// the table between searches, whose share grows when the machine is busy.
+#[cfg(target_os = "linux")]
+pub fn search_thread_cpu_ticks(pid: u32) -> std::collections::BTreeMap<u32, u64> {
+    threads_cpu_ticks(pid, "search-")
+}
+
+#[cfg(target_os = "linux")]
+fn threads_cpu_ticks(pid: u32, name_prefix: &str) -> std::collections::BTreeMap<u32, u64> {
     let mut ticks = std::collections::BTreeMap::new();
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return ticks;
     };
     for task in tasks.flatten() {
+        let named = std::fs::read_to_string(task.path().join("comm"))
+            .is_ok_and(|comm| comm.starts_with(name_prefix));
+        if !named {
+            continue;
+        }
         let tid = task.file_name().to_str().and_then(|t| t.parse().ok());
         let used = cpu_ticks_of(&task.path().join("stat"));
         if let (Some(tid), Some(used)) = (tid, used) {
