@@ -575,8 +575,9 @@ def cmd_hold(args) -> int:
 
 def snapshot(source: str, dest: str) -> RecordCounter:
     """Copies the whole games of SOURCE to DEST (a game still being written at
-    its end is left out). The file only grows by whole records appended after
-    them, so its first `offset` bytes stay as they are while we copy."""
+    its end is left out). The file only grows at its end (a resumed run cuts
+    no more than a record left half-written), so the bytes of its whole games
+    stay as they are while we copy them."""
     counter = RecordCounter(source).update()
     remaining = counter.offset
     tmp = dest + ".part"
