@@ -89,7 +89,7 @@ def match_command(args, kind: str) -> list[str]:
            "--engine", f"cmd={os.path.abspath(args.base)}", "name=base",
            "--each", "option.Hash=16", "option.Threads=1"]
     if kind == "screen":
-        cmd += ["--nodes", str(args.nodes), "--games", str(args.games or SCREEN_GAMES)]
+        cmd += ["--nodes", str(args.nodes), "--games", str(args.games or SCREEN_GAMES), "--quiet"]
     else:
         cmd += ["--tc", args.tc, "--games", str(args.games or ACCEPT_GAMES)]
         if not args.games:
@@ -97,8 +97,6 @@ def match_command(args, kind: str) -> list[str]:
     cmd += ["--concurrency", str(args.concurrency),
             "--openings", f"file={args.book}", "order=random", "--seed", str(args.seed),
             "--pgn", out + ".pgn", "--json", out + ".json"]
-    if kind == "screen":
-        cmd += ["--quiet"]
     return cmd
 
 

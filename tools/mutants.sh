@@ -503,8 +503,8 @@ git ls-files -z --cached --others --exclude-standard |
 row() { rows+=("$(printf '%-34s %-8s %s' "$1" "$2" "$3")"); }
 rows=() missed=0
 # The Python tests import their neighbours in tools/ and play with the
-# engine, datagen and the trainer: all are built from the scratch tree (a Python mutant
-# leaves the Rust code as it is) and named to the tests.
+# engine, datagen and the trainer: all are built from the scratch tree (a
+# Python mutant leaves the Rust code as it is) and named to the tests.
 export PYTHONPATH=$tree/tools
 export MATCH_ENGINE=$target/release/kiraly DATAGEN_BIN=$target/release/datagen \
     TRAINER_BIN=$target/release/trainer
@@ -513,7 +513,7 @@ for i in "${selected[@]}"; do
         *unittest*)
             (cd "$tree" && CARGO_TARGET_DIR=$target cargo build --release -p kiraly -p datagen -p trainer) \
                 >"$target/python-test-binaries.log" 2>&1 ||
-                { echo "mutants.sh: cannot build the engine and datagen for the Python tests" >&2; exit 2; }
+                { echo "mutants.sh: cannot build the engine, datagen and the trainer for the Python tests" >&2; exit 2; }
             break ;;
     esac
 done

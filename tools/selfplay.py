@@ -573,6 +573,12 @@ def cmd_hold(args) -> int:
         return subprocess.call(command)
 
 
+def running_service(pid: int | None) -> dict:
+    """What `start` recorded of the service whose supervisor is `pid` (its
+    data file, folder and rate samples); empty when none runs (`pid` None)."""
+    return json.loads(_read(_path("service.json")) or "{}") if pid else {}
+
+
 def snapshot(source: str, dest: str) -> RecordCounter:
     """Copies the whole games of SOURCE to DEST (a game still being written at
     its end is left out). The file only grows at its end (a resumed run cuts
@@ -595,8 +601,7 @@ def snapshot(source: str, dest: str) -> RecordCounter:
 def cmd_snapshot(args) -> int:
     source = args.file
     if source is None:
-        service = json.loads(_read(_path("service.json")) or "{}") if supervisor_pid() else {}
-        source = service.get("data_file")
+        source = running_service(supervisor_pid()).get("data_file")
         if source is None:
             print("selfplay: not running; name the file with --file", file=sys.stderr)
             return 1
@@ -619,7 +624,7 @@ def _hours(seconds: float) -> str:
 
 def cmd_status(args) -> int:
     pid = supervisor_pid()
-    service = json.loads(_read(_path("service.json")) or "{}") if pid else {}
+    service = running_service(pid)
     data_dir = args.data_dir or service.get("data_dir")
     if pid is None:
         print("selfplay: not running")

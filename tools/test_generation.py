@@ -14,7 +14,6 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import generation  # noqa: E402
 from test_datagen_pgn import datagen_path, workspace_binary  # noqa: E402
 from test_match import REPO, require_engine  # noqa: E402
 
@@ -82,7 +81,8 @@ class TinyGeneration(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def test_train_then_screen(self):
-        datagen, trainer, engine = datagen_path(self), workspace_binary(self, "trainer", "TRAINER_BIN"), require_engine(self)
+        datagen, engine = datagen_path(self), require_engine(self)
+        trainer = workspace_binary(self, "trainer", "TRAINER_BIN")
         data = os.path.join(self.tmp, "games.kdat")
         subprocess.run([datagen, "play", "-o", data, "--games", "8", "--threads", "1",
                         "--soft-nodes", "200", "--hard-nodes", "2000", "--seed", "5",
