@@ -17,7 +17,7 @@ VENV_PYTHON = $(VENV)/bin/python
 # `make NATIVE=` builds a portable binary.
 NATIVE ?= -C target-cpu=native
 
-.PHONY: all trainer test test-imports test-engine test-checked test-tools test-ecosystem venv bench selfplay clean release release-setup test-release
+.PHONY: all trainer burst-datagen test test-imports test-engine test-checked test-tools test-ecosystem venv bench selfplay clean release release-setup test-release
 
 all:
 	RUSTFLAGS="$(NATIVE)" $(CARGO) build --release --bin kiraly --target-dir target/native
@@ -135,6 +135,12 @@ bench: all
 selfplay:
 	@test -n "$(DATA)" || { echo "make selfplay DATA=<folder for the data>" >&2; exit 2; }
 	$(PYTHON) tools/selfplay.py start "$(DATA)"
+
+# datagen for a burst on a borrowed machine (docs/data.md, "A burst on a
+# borrowed machine"): for any CPU with AVX2 rather than this one, into
+# target/burst/release/datagen, the path the burst's command carries.
+burst-datagen:
+	RUSTFLAGS="-C target-cpu=x86-64-v3" $(CARGO) build --release -p datagen --target-dir target/burst
 
 clean:
 	$(CARGO) clean

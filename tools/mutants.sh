@@ -297,6 +297,15 @@ mutant selfplay-resumes-only-the-newest-file tools/selfplay.py \
 mutant selfplay-snapshot-copies-a-cut-record tools/selfplay.py \
     's/    remaining = counter.offset/    remaining = os.path.getsize(source)/' \
     "$py -m unittest tools.test_selfplay.SelfPlayService.test_snapshot_copies_whole_games_only"
+mutant selfplay-burst-parts-overfull tools/selfplay.py \
+    's/            if out is None or parts\[-1\]\["bytes"\] + (end - start) > part_bytes:/            if out is None or parts[-1]["bytes"] > part_bytes:/' \
+    "$py -m unittest tools.test_selfplay.SelfPlayService.test_burst_parts_import_and_no_resume"
+mutant selfplay-burst-file-resumed tools/selfplay.py \
+    's/ and "burst" not in load_sidecar(f)\]/]/' \
+    "$py -m unittest tools.test_selfplay.SelfPlayService.test_burst_parts_import_and_no_resume"
+mutant selfplay-import-unchecked tools/selfplay.py \
+    's/            if (hashlib.sha256(data).hexdigest() != part\["sha256"\] or counter.offset != len(data)/            if (False/' \
+    "$py -m unittest tools.test_selfplay.SelfPlayService.test_burst_parts_import_and_no_resume"
 # --- the generation recipe (tools/test_generation.py) ----------------------
 mutant generation-lambda-changed tools/generation.py \
     's/^LAMBDA = 0.1$/LAMBDA = 0.25/' \

@@ -6,6 +6,8 @@
     tools/selfplay.py pause | resume | stop
     tools/selfplay.py hold -- COMMAND ...    # run COMMAND with the generator paused
     tools/selfplay.py snapshot DEST [--file FILE]   # the whole games so far, for training
+    tools/selfplay.py burst OUT --seconds S [--datagen BIN] ...   # every core, then stop
+    tools/selfplay.py import MANIFEST DATA_DIR      # a burst's parts into the data folder
 
 `start` runs `datagen play` under a small supervisor that detaches from the
 terminal, so one command keeps data piling up until `stop` (or the machine
@@ -40,6 +42,14 @@ games the service's file (or --file) holds now to DEST and leaves out a game
 being written, without pausing the generator (a plain `cp` can end inside a
 record, which the trainer rejects).
 
+A burst is the generator for a borrowed machine (the device tool's 16-core
+lease): `burst` runs datagen on every core for a fixed time in the
+foreground, then cuts its whole games into parts small enough for the files
+that come back (BURST_PART_BYTES, at most BURST_MAX_PARTS of them) beside a
+manifest that records what a sidecar records and each part's checksum.
+`import` joins the parts into one file of the data folder with its sidecar;
+`start` never resumes such a file (its seed belongs to the burst).
+
 Standard library only (Linux: /proc, signals, flock).
 """
 
@@ -72,6 +82,12 @@ RATE_WINDOW_SECS = 300
 MAX_RESTARTS = 5
 RESTART_WINDOW = 600
 NO_PAUSE_ENV = "KIRALY_NO_GENERATOR_PAUSE"
+# A burst's parts: under the 16 MiB a file the device tool brings back, and
+# with the manifest no more than the 8 files it brings back.
+BURST_PART_BYTES = 15 << 20
+BURST_MAX_PARTS = 7
+# How long a stopped burst's datagen has to exit before it is killed.
+BURST_STOP_SECS = 10
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The generator is built as `make` builds the engine (its target folder and
@@ -242,6 +258,21 @@ def hold(reason: str = "hold", enabled: bool = True):
 # ---------------------------------------------------------------- data files
 
 
+def whole_games(f, offset: int, size: int):
+    """The whole games of an open .kdat file from OFFSET (a game's start) up
+    to SIZE bytes, as (start, end, plies); a game cut by SIZE is left out.
+    Reads only the 32-byte game headers."""
+    while offset + HEADER_BYTES <= size:
+        f.seek(offset)
+        header = f.read(HEADER_BYTES)
+        plies = int.from_bytes(header[30:32], "little")
+        end = offset + HEADER_BYTES + plies * PLY_BYTES
+        if end > size:               # a game being written
+            return
+        yield offset, end, plies
+        offset = end
+
+
 class RecordCounter:
     """Counts whole games and positions of a .kdat file, reading only the
     32-byte game headers, and resumes where it stopped as the file grows."""
@@ -258,17 +289,10 @@ class RecordCounter:
                 size = os.fstat(f.fileno()).st_size
                 if size < self.offset:          # cut by a resumed run
                     self.offset = self.games = self.positions = 0
-                f.seek(self.offset)
-                while self.offset + HEADER_BYTES <= size:
-                    header = f.read(HEADER_BYTES)
-                    plies = int.from_bytes(header[30:32], "little")
-                    end = self.offset + HEADER_BYTES + plies * PLY_BYTES
-                    if end > size:               # a game being written
-                        break
+                for _, end, plies in whole_games(f, self.offset, size):
                     self.games += 1
                     self.positions += plies
                     self.offset = end
-                    f.seek(end)
         except OSError:
             pass
         return self
@@ -335,6 +359,51 @@ def settings_of(args, net_id: str) -> dict:
 # ---------------------------------------------------------------- commands
 
 
+def datagen_binary(given: str | None) -> str | None:
+    """The datagen binary to run: GIVEN, else built from this tree for this
+    machine's CPU. None (and a message) when there is none."""
+    if given:
+        source = os.path.abspath(given)
+    else:
+        # Built from this tree first: a binary left over from an older
+        # checkout would write what the older code wrote (it once wrote
+        # Chess960 games without their castling flag).
+        # For this machine's CPU, as `make` builds the engine: the net's
+        # AVX2 kernels and the bit instructions (popcnt, BMI2) that a
+        # portable build leaves out. The data is the same integer for
+        # integer whatever the build.
+        source = os.path.join(REPO, NATIVE_TARGET, "release", "datagen")
+        try:
+            build = subprocess.run(NATIVE_BUILD, cwd=REPO,
+                                   env=dict(os.environ, RUSTFLAGS=NATIVE_FLAGS),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        except FileNotFoundError:
+            print("selfplay: no cargo here to build datagen; name a binary with --datagen",
+                  file=sys.stderr)
+            return None
+        if build.returncode != 0:
+            print(f"selfplay: {' '.join(NATIVE_BUILD)} failed:\n{build.stderr[-2000:]}",
+                  file=sys.stderr)
+            return None
+    if not os.access(source, os.X_OK):
+        print(f"selfplay: no datagen binary at {source}", file=sys.stderr)
+        return None
+    return source
+
+
+def play_command(datagen: str, output: str, args, seed: int) -> list[str]:
+    """`datagen play` with the settings of `start` and `burst`."""
+    command = [datagen, "play", "--output", output, "--net", args.net,
+               "--soft-nodes", str(args.soft_nodes), "--hard-nodes", str(args.hard_nodes),
+               "--random-plies", str(args.random_plies), "--chess960", str(args.chess960),
+               "--seed", str(seed), "--progress-secs", "60"]
+    if args.threads:
+        command += ["--threads", str(args.threads)]
+    if args.book:
+        command += ["--book", os.path.abspath(args.book)]
+    return command
+
+
 def cmd_start(args) -> int:
     data_dir = os.path.abspath(args.data_dir)
     os.makedirs(data_dir, exist_ok=True)
@@ -346,25 +415,8 @@ def cmd_start(args) -> int:
         print(f"selfplay: already running (supervisor {supervisor_pid()}); "
               f"`{sys.argv[0]} status` tells more, `stop` ends it", file=sys.stderr)
         return 1
-    if args.datagen:
-        source = os.path.abspath(args.datagen)
-    else:
-        # Built from this tree first: a binary left over from an older
-        # checkout would write what the older code wrote (it once wrote
-        # Chess960 games without their castling flag).
-        # For this machine's CPU, as `make` builds the engine: the net's
-        # AVX2 kernels and the bit instructions (popcnt, BMI2) that a
-        # portable build leaves out. The data is the same integer for
-        # integer whatever the build.
-        source = os.path.join(REPO, NATIVE_TARGET, "release", "datagen")
-        build = subprocess.run(NATIVE_BUILD, cwd=REPO, env=dict(os.environ, RUSTFLAGS=NATIVE_FLAGS),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if build.returncode != 0:
-            print(f"selfplay: {' '.join(NATIVE_BUILD)} failed:\n{build.stderr[-2000:]}",
-                  file=sys.stderr)
-            return 2
-    if not os.access(source, os.X_OK):
-        print(f"selfplay: no datagen binary at {source}", file=sys.stderr)
+    source = datagen_binary(args.datagen)
+    if source is None:
         return 2
     # A private copy, named by its contents: a rebuild of the tree never
     # swaps the binary under a running or restarting generator.
@@ -383,7 +435,9 @@ def cmd_start(args) -> int:
         # The newest file with these settings, even if another setting wrote
         # a newer one since: an experiment at other settings in between does
         # not split the main file.
-        matching = [f for f in existing if load_sidecar(f).get("settings") == wanted]
+        # A burst's file is never resumed: its seed is the burst's.
+        matching = [f for f in existing
+                    if load_sidecar(f).get("settings") == wanted and "burst" not in load_sidecar(f)]
         data_file = matching[-1] if matching else None
     if data_file is None:
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
@@ -409,14 +463,7 @@ def cmd_start(args) -> int:
             "datagen": os.path.basename(datagen), "commit": _git_commit(),
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         save_sidecar(data_file, meta)
-    command = [datagen, "play", "--output", data_file, "--net", args.net,
-               "--soft-nodes", str(args.soft_nodes), "--hard-nodes", str(args.hard_nodes),
-               "--random-plies", str(args.random_plies), "--chess960", str(args.chess960),
-               "--seed", str(meta["seed"]), "--progress-secs", "60"]
-    if args.threads:
-        command += ["--threads", str(args.threads)]
-    if args.book:
-        command += ["--book", os.path.abspath(args.book)]
+    command = play_command(datagen, data_file, args, meta["seed"])
     service = {"data_dir": data_dir, "data_file": data_file, "command": command,
                "started": time.time(), "samples": []}
     _write_atomic(_path("service.json"), json.dumps(service, indent=2) + "\n")
@@ -618,6 +665,170 @@ def cmd_snapshot(args) -> int:
     return 0
 
 
+def split_whole_games(source: str, prefix: str, part_bytes: int, max_parts: int) -> list[dict]:
+    """Copies the whole games of SOURCE into PREFIX.partNN.kdat files of at
+    most PART_BYTES each (a game is never split; one longer than that gets a
+    part of its own), at most MAX_PARTS of them; games past those are left
+    out. Returns each part's file name, games, positions, bytes and sha256."""
+    parts: list[dict] = []
+    out = None
+    digest = None
+
+    def close():
+        if out is not None:
+            out.close()
+            parts[-1]["sha256"] = digest.hexdigest()
+
+    with open(source, "rb") as src:
+        size = os.fstat(src.fileno()).st_size
+        for start, end, plies in whole_games(src, 0, size):
+            if out is None or parts[-1]["bytes"] + (end - start) > part_bytes:
+                if len(parts) == max_parts:
+                    break
+                close()
+                name = f"{os.path.basename(prefix)}.part{len(parts) + 1:02d}.kdat"
+                out = open(os.path.join(os.path.dirname(prefix), name), "wb")
+                digest = hashlib.sha256()
+                parts.append({"file": name, "games": 0, "positions": 0, "bytes": 0})
+            src.seek(start)
+            record = src.read(end - start)
+            out.write(record)
+            digest.update(record)
+            part = parts[-1]
+            part["games"] += 1
+            part["positions"] += plies
+            part["bytes"] += end - start
+    close()
+    return parts
+
+
+def _cpu_model() -> str:
+    with contextlib.suppress(OSError):
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def cmd_burst(args) -> int:
+    out_dir = os.path.abspath(args.out)
+    os.makedirs(out_dir, exist_ok=True)
+    datagen = datagen_binary(args.datagen)
+    if datagen is None:
+        return 2
+    net_id = net_hash(datagen, args.net)
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    # The cores this process may run on: a container's share, not the host's.
+    args.threads = args.threads or len(os.sched_getaffinity(0))
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    name = f"burst-{stamp}-{net_id[:8]}-s{args.soft_nodes}-seed{seed}"
+    # Whole games are cut into parts only at the end: datagen writes one
+    # file, outside OUT, which must hold nothing but what is to come back.
+    work = tempfile.mkdtemp(prefix="kiraly-burst-")
+    work_file = os.path.join(work, name + ".kdat")
+    command = play_command(datagen, work_file, args, seed)
+    # Room below the parts' total for the games that finish meanwhile.
+    size_limit = args.max_parts * args.part_bytes - min(1 << 20, args.part_bytes // 2)
+    print(f"selfplay: burst of {args.seconds:g} s on {args.threads} threads: {' '.join(command)}",
+          flush=True)
+    started = time.monotonic()
+    child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    reason = "time"
+    exited = None
+    while exited is None:
+        # wait4 rather than Popen.poll: it also returns the CPU time.
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid == child.pid:
+            exited = (os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime)
+            reason = "datagen exited"
+            break
+        full = os.path.exists(work_file) and os.path.getsize(work_file) >= size_limit
+        if full or time.monotonic() - started >= args.seconds:
+            reason = "size" if full else "time"
+            child.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + BURST_STOP_SECS
+            while time.monotonic() < deadline:
+                pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+                if pid == child.pid:
+                    break
+                time.sleep(0.05)
+            else:
+                child.kill()
+                _, status, usage = os.wait4(child.pid, 0)
+            exited = (os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime)
+            break
+        time.sleep(0.5)
+    wall = time.monotonic() - started
+    code, cpu = exited
+    parts = split_whole_games(work_file, os.path.join(out_dir, name), args.part_bytes,
+                              args.max_parts) if os.path.exists(work_file) else []
+    written = RecordCounter(work_file).update()
+    shutil.rmtree(work, ignore_errors=True)
+    games = sum(p["games"] for p in parts)
+    positions = sum(p["positions"] for p in parts)
+    left_out = written.games - games
+    manifest = {
+        "name": name,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "settings": settings_of(args, net_id),
+        "seed": seed,
+        "net_spec": args.net,
+        "commit": _git_commit(),
+        "datagen": f"datagen-{_sha256(datagen)[:12]}",
+        "cpu_seconds": round(cpu, 1),
+        "games": games,
+        "positions": positions,
+        "burst": {"wall_seconds": round(wall, 1), "threads": args.threads,
+                  "cpus": len(os.sched_getaffinity(0)), "cpu_model": _cpu_model(), "stopped_by": reason,
+                  "games_left_out": left_out, "parts": parts},
+    }
+    _write_atomic(os.path.join(out_dir, name + ".json"), json.dumps(manifest, indent=2) + "\n")
+    print(f"selfplay: burst {name}: {games} games, {positions} positions in {len(parts)} part(s), "
+          f"{wall:.0f} s, CPU {_hours(cpu)} ({positions / max(wall, 1e-9):.0f} positions/s); "
+          f"manifest {os.path.join(out_dir, name + '.json')}")
+    if left_out:
+        print(f"selfplay: {left_out} game(s) found no room in {args.max_parts} part(s)",
+              file=sys.stderr)
+    if reason == "datagen exited" and code != 0:
+        print(f"selfplay: datagen exited with status {code} before the end", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_import(args) -> int:
+    with open(args.manifest, encoding="utf-8") as f:
+        manifest = json.load(f)
+    folder = os.path.dirname(os.path.abspath(args.manifest))
+    data_dir = os.path.abspath(args.data_dir)
+    os.makedirs(data_dir, exist_ok=True)
+    dest = os.path.join(data_dir, manifest["name"] + ".kdat")
+    if os.path.exists(dest) or os.path.exists(sidecar_path(dest)):
+        print(f"selfplay: {dest} exists already", file=sys.stderr)
+        return 1
+    tmp = dest + ".part"
+    with open(tmp, "wb") as out:
+        for part in manifest["burst"]["parts"]:
+            path = os.path.join(folder, part["file"])
+            with open(path, "rb") as f:
+                data = f.read()
+            counter = RecordCounter(path).update()
+            if (hashlib.sha256(data).hexdigest() != part["sha256"] or counter.offset != len(data)
+                    or (counter.games, counter.positions) != (part["games"], part["positions"])):
+                out.close()
+                os.remove(tmp)
+                print(f"selfplay: {path} is not the part the manifest describes", file=sys.stderr)
+                return 1
+            out.write(data)
+    meta = {k: v for k, v in manifest.items() if k != "name"}
+    meta["imported"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    save_sidecar(dest, meta)
+    os.replace(tmp, dest)
+    print(f"selfplay: {dest}: {manifest['games']} games, {manifest['positions']} positions "
+          f"from {len(manifest['burst']['parts'])} part(s)")
+    return 0
+
+
 def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.2f} h"
 
@@ -674,21 +885,37 @@ def cmd_status(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="selfplay", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True,
-                           metavar="{start,status,pause,resume,stop,hold,snapshot}")
+                           metavar="{start,status,pause,resume,stop,hold,snapshot,burst,import}")
+
+    def play_settings(parser, what):
+        parser.add_argument("--net", default="embedded",
+                            help="net to play with: embedded or a .nnue file")
+        parser.add_argument("--soft-nodes", type=int, default=DEFAULT_SOFT_NODES)
+        parser.add_argument("--hard-nodes", type=int, default=DEFAULT_HARD_NODES)
+        parser.add_argument("--chess960", type=float, default=DEFAULT_CHESS960,
+                            help="share of games from Chess960 / double Chess960 starts")
+        parser.add_argument("--random-plies", type=int, default=8)
+        parser.add_argument("--book", help="EPD/FEN openings for the standard games")
+        parser.add_argument("--threads", type=int, help="games at once [default: every core]")
+        parser.add_argument("--seed", type=int, help=f"seed of {what} [default: random]")
+        parser.add_argument("--datagen", help="datagen binary [default: "
+                            "target/native/release/datagen, built from this tree for this CPU first]")
+
     s = sub.add_parser("start", help="start the generator in the background")
     s.add_argument("data_dir", help="the folder the data lives in (outside the repository)")
-    s.add_argument("--net", default="embedded", help="net to play with: embedded or a .nnue file")
-    s.add_argument("--soft-nodes", type=int, default=DEFAULT_SOFT_NODES)
-    s.add_argument("--hard-nodes", type=int, default=DEFAULT_HARD_NODES)
-    s.add_argument("--chess960", type=float, default=DEFAULT_CHESS960,
-                   help="share of games from Chess960 / double Chess960 starts")
-    s.add_argument("--random-plies", type=int, default=8)
-    s.add_argument("--book", help="EPD/FEN openings for the standard games")
-    s.add_argument("--threads", type=int, help="games at once [default: every core]")
-    s.add_argument("--seed", type=int, help="seed of a new file [default: random]")
-    s.add_argument("--datagen", help="datagen binary [default: target/native/release/datagen, "
-                                     "built from this tree for this CPU first]")
+    play_settings(s, "a new file")
     s.add_argument("--new-file", action="store_true", help="start a new file even if one matches")
+    b = sub.add_parser("burst", help="generate on every core for a fixed time, in parts")
+    b.add_argument("out", help="the folder the parts and the manifest go to")
+    b.add_argument("--seconds", type=float, required=True, help="how long datagen plays")
+    play_settings(b, "the burst (never the service's: the games would repeat)")
+    b.add_argument("--part-bytes", type=int, default=BURST_PART_BYTES,
+                   help=f"size of a part at most [default: {BURST_PART_BYTES}]")
+    b.add_argument("--max-parts", type=int, default=BURST_MAX_PARTS,
+                   help=f"parts at most; datagen stops when they are full [default: {BURST_MAX_PARTS}]")
+    im = sub.add_parser("import", help="join a burst's parts into a file of the data folder")
+    im.add_argument("manifest", help="the burst's manifest (its parts lie beside it)")
+    im.add_argument("data_dir", help="the data folder")
     st = sub.add_parser("status", help="what the generator has made and how fast")
     st.add_argument("data_dir", nargs="?", help="also list this folder when not running")
     sub.add_parser("pause", help="pause until `resume`")
@@ -708,6 +935,7 @@ def main(argv=None) -> int:
     return {
         "start": cmd_start, "status": cmd_status, "pause": cmd_pause, "resume": cmd_resume,
         "stop": cmd_stop, "hold": cmd_hold, "snapshot": cmd_snapshot,
+        "burst": cmd_burst, "import": cmd_import,
         "_supervise": cmd_supervise,
     }[args.command](args)
 

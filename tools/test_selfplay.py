@@ -8,6 +8,12 @@ holds it for exactly as long as it plays, a node-limited one does not; a kill
 in the middle of a game loses only that game (the supervisor restarts datagen,
 which resumes after the whole games with the same seed); `stop` ends it and a
 new `start` resumes the same file; `kiraly bench` holds it too.
+
+`burst` (the generator for a borrowed machine, in the foreground): its parts
+are whole games within their size, together exactly the games a plain
+`datagen play` of that seed writes; it stops at its time; `import` joins the
+parts into a data-folder file with its sidecar, refuses a part that is not
+the manifest's, and `start` never resumes the imported file.
 """
 
 import json
@@ -200,6 +206,84 @@ class SelfPlayService(unittest.TestCase):
         again = self.start()
         self.assertIn(f"resuming {first}", again.stdout)
         self.assertEqual(len([f for f in os.listdir(self.data) if f.endswith(".kdat")]), 2)
+
+    def burst(self, out, *extra):
+        return self.sp("burst", out, "--datagen", self.datagen, "--soft-nodes", "200",
+                       "--hard-nodes", "2000", "--threads", "1", "--chess960", "0.5", *extra)
+
+    def test_burst_parts_import_and_no_resume(self):
+        out = os.path.join(self.tmp, "out")
+        result = self.burst(out, "--seconds", "30", "--seed", "3", "--part-bytes", "4000",
+                            "--max-parts", "3")
+        manifests = [n for n in os.listdir(out) if n.endswith(".json")]
+        self.assertEqual(len(manifests), 1, os.listdir(out))
+        with open(os.path.join(out, manifests[0]), encoding="utf-8") as f:
+            manifest = json.load(f)
+        parts = manifest["burst"]["parts"]
+        # Three parts fill up long before 30 s: the size stops datagen.
+        self.assertEqual(manifest["burst"]["stopped_by"], "size", result.stdout)
+        self.assertEqual(len(parts), 3)
+        self.assertEqual(sorted(n for n in os.listdir(out) if n.endswith(".kdat")),
+                         [p["file"] for p in parts])
+        joined = b""
+        for part in parts:
+            path = os.path.join(out, part["file"])
+            with open(path, "rb") as f:
+                data = f.read()
+            self.assertLessEqual(len(data), 4000)
+            games = read_records(path)
+            self.assertEqual(len(games), part["games"])
+            self.assertEqual(sum(len(g[1]) for g in games), part["positions"])
+            joined += data
+        self.assertEqual(manifest["games"], sum(p["games"] for p in parts))
+        # The games are those a plain run of the seed writes, none cut.
+        reference = os.path.join(self.tmp, "reference.kdat")
+        subprocess.run([self.datagen, "play", "--output", reference, "--net", "embedded",
+                        "--soft-nodes", "200", "--hard-nodes", "2000", "--random-plies", "8",
+                        "--chess960", "0.5", "--seed", "3", "--threads", "1",
+                        "--games", str(manifest["games"])],
+                       check=True, capture_output=True, timeout=300)
+        with open(reference, "rb") as f:
+            self.assertEqual(joined, f.read())
+
+        # A part that is not the manifest's is refused, and nothing is left.
+        bad = os.path.join(self.tmp, "bad")
+        shutil.copytree(out, bad)
+        with open(os.path.join(bad, parts[1]["file"]), "r+b") as f:
+            f.seek(40)
+            f.write(b"\xff")
+        refused = self.sp("import", os.path.join(bad, manifests[0]), self.data, check=False)
+        self.assertEqual(refused.returncode, 1)
+        self.assertIn("is not the part", refused.stderr)
+        self.assertFalse(os.path.exists(self.data) and os.listdir(self.data))
+
+        self.sp("import", os.path.join(out, manifests[0]), self.data)
+        name = manifest["name"]
+        with open(os.path.join(self.data, name + ".kdat"), "rb") as f:
+            self.assertEqual(f.read(), joined)
+        with open(os.path.join(self.data, name + ".json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        self.assertEqual(meta["settings"], manifest["settings"])
+        self.assertIn("burst", meta)
+        self.assertIn(f"{name}.kdat: {manifest['games']} games", self.sp("status", self.data).stdout)
+        again = self.sp("import", os.path.join(out, manifests[0]), self.data, check=False)
+        self.assertEqual(again.returncode, 1)
+        # The service's settings are the burst's, but its seed is not: a
+        # new file, not the burst's.
+        self.assertIn("new file", self.start().stdout)
+
+    def test_burst_stops_at_its_time(self):
+        out = os.path.join(self.tmp, "out")
+        started = time.monotonic()
+        self.burst(out, "--seconds", "2", "--seed", "4")
+        self.assertLess(time.monotonic() - started, 20)
+        [manifest] = [n for n in os.listdir(out) if n.endswith(".json")]
+        with open(os.path.join(out, manifest), encoding="utf-8") as f:
+            burst = json.load(f)["burst"]
+        self.assertEqual(burst["stopped_by"], "time")
+        self.assertGreaterEqual(burst["wall_seconds"], 2)
+        self.assertEqual(len(burst["parts"]), 1)
+        self.assertGreater(burst["parts"][0]["games"], 0)
 
     def test_timed_work_holds_the_generator(self):
         engine = require_engine(self)
