@@ -157,19 +157,16 @@ pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
 
 /// Whether `m` is legal in `pos`: the same answer as shakmaty's
 /// `is_legal`, which builds the legal moves of the piece's kind to the
-/// target square and looks for `m` among them. Out of check, a normal move
-/// or castling is judged here on the bitboards, for the table move and the
-/// killers of every node; in check, and for en passant, shakmaty's or the
-/// generator's answer.
+/// target square and looks for `m` among them. A normal move or castling is
+/// judged here on the bitboards, in check too, for the table move and the
+/// killers of every node; en passant by the generator's answer.
 pub fn is_legal(pos: &Chess, m: Move) -> bool {
     let board = pos.board();
     let us = pos.turn();
     let Some(king) = board.king_of(us) else {
         return pos.is_legal(m);
     };
-    if pos.is_check() {
-        return pos.is_legal(m);
-    }
+    let checkers = pos.checkers();
     let (role, from, capture, to, promotion) = match m {
         Move::Normal {
             role,
@@ -180,6 +177,7 @@ pub fn is_legal(pos: &Chess, m: Move) -> bool {
         } => (role, from, capture, to, promotion),
         Move::Castle { king: k, rook } => {
             let side = CastlingSide::from_king_side(k < rook);
+            // (Not in check: castling_move tests the king's square too.)
             return castling_move(pos, king, side) == Some(m);
         }
         Move::EnPassant { .. } => {
@@ -230,11 +228,22 @@ pub fn is_legal(pos: &Chess, m: Move) -> bool {
         Role::Rook => rook_attacks(from, occupied).contains(to),
         Role::Queen => queen_attacks(from, occupied).contains(to),
         Role::King => {
+            // Without the king on its square: a slider that checks it
+            // along a line also attacks the square behind it.
             return king_attacks(from).contains(to)
-                && board.attacks_to(to, !us, occupied).is_empty();
+                && board.attacks_to(to, !us, occupied.without(from)).is_empty();
         }
     };
-    reaches && (!pinned_pieces(pos, king).contains(from) || aligned(from, to, king))
+    // In check, another piece must take the only checker or step between it
+    // and the king.
+    let answers_check = match checkers.single_square() {
+        _ if checkers.is_empty() => true,
+        Some(checker) => to == checker || between(king, checker).contains(to),
+        None => false,
+    };
+    reaches
+        && answers_check
+        && (!pinned_pieces(pos, king).contains(from) || aligned(from, to, king))
 }
 
 /// Appends every legal en-passant capture to `moves`, by origin square as
@@ -738,10 +747,21 @@ mod tests {
         (yes, no)
     }
 
+    /// Double checks, which the trees of `FENS` hardly reach: only the
+    /// king may move (a bishop could take the knight, a rook block the
+    /// file; the king could take the queen).
+    const DOUBLE_CHECKS: [&str; 2] = [
+        "4r1k1/8/8/8/R7/3n4/8/1B2K3 w - - 0 1",
+        "4k3/8/8/8/8/8/4q3/r3K2R w K - 0 1",
+    ];
+
     #[test]
     fn is_legal_agrees_with_shakmaty() {
         let (mut yes, mut no) = (0, 0);
-        let standard = FENS.iter().map(|f| (*f, CastlingMode::Standard));
+        let standard = FENS
+            .iter()
+            .chain(&DOUBLE_CHECKS)
+            .map(|f| (*f, CastlingMode::Standard));
         let suite = include_str!("../engine-tests/data/perft960.epd");
         let chess960 = suite
             .lines()

@@ -362,11 +362,17 @@ mutant null-key-en-passant-ignored src/board.rs \
 # --- move legality on the bitboards (src/movegen.rs) ------------------------
 legal='cargo test --release -p kiraly --lib movegen::tests::is_legal_agrees_with_shakmaty'
 mutant legal-pin-ignored src/movegen.rs \
-    's/    reaches \&\& (!pinned_pieces(pos, king).contains(from) || aligned(from, to, king))/    reaches/' "$legal"
+    's/        \&\& (!pinned_pieces(pos, king).contains(from) || aligned(from, to, king))/        \&\& true/' "$legal"
 mutant legal-double-step-through-piece src/movegen.rs \
     's/                    \&\& from.offset(up).is_some_and(|mid| !occupied.contains(mid))/                    \&\& true/' "$legal"
 mutant legal-king-into-attack src/movegen.rs \
-    's/                \&\& board.attacks_to(to, !us, occupied).is_empty();/;/' "$legal"
+    's/                \&\& board.attacks_to(to, !us, occupied.without(from)).is_empty();/;/' "$legal"
+mutant legal-king-steps-back-along-the-check src/movegen.rs \
+    's/occupied.without(from)).is_empty();/occupied).is_empty();/' "$legal"
+mutant legal-check-left-unanswered src/movegen.rs \
+    's/        Some(checker) => to == checker || between(king, checker).contains(to),/        Some(_) => true,/' "$legal"
+mutant legal-double-check-answered src/movegen.rs \
+    's/        None => false,/        None => true,/' "$legal"
 # --- the correction tables (src/correction/) --------------------------------
 corr='cargo test --release -p kiraly --lib correction::'
 mutant correction-depth-unweighted src/correction/table.rs \
