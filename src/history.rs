@@ -59,8 +59,12 @@ pub fn piece_to(side: Color, m: Move) -> usize {
 /// entries are `i16` (gravity keeps them within ±`HISTORY_MAX`), so the
 /// four tables of each side take 64 KB.
 pub struct ButterflyHistory {
-    table: Box<[[[[i16; 64]; 64]; 4]; 2]>,
+    table: Box<[ButterflySide; 2]>,
 }
+
+/// One side's butterfly history: by threat index (from-square attacked,
+/// to-square attacked), then from and to square.
+pub type ButterflySide = [[[i16; 64]; 64]; 4];
 
 impl Default for ButterflyHistory {
     fn default() -> Self {
@@ -84,6 +88,12 @@ impl ButterflyHistory {
         let to_attacked = threats.contains(m.to());
         let threat = usize::from(from_attacked) * 2 + usize::from(to_attacked);
         (threat, from.map_or(0, |s| s as usize), m.to() as usize)
+    }
+
+    /// The tables of one side, for a caller that looks up many of its moves.
+    #[inline]
+    pub fn side(&self, white: bool) -> &ButterflySide {
+        &self.table[white as usize]
     }
 
     #[inline]

@@ -327,6 +327,14 @@ mutant check-squares-no-discovered src/movegen.rs \
     's/                    || (self.blockers.contains(from) \&\& !aligned(from, to, self.king))/                    || false/' "$gives"
 mutant check-squares-pawn-side src/movegen.rs \
     's/                pawn_attacks(!us, king),/                pawn_attacks(us, king),/' "$gives"
+# --- the quiet scorer reads the search's entries (src/movepick/tests.rs) ----
+scorer='cargo test --release -p kiraly --lib movepick::tests::quiet_scorer_reads_the_entries_the_search_updates'
+mutant quiet-scorer-castling-to-the-king-square src/movepick/mod.rs \
+    's/            Move::Castle { king, rook } => (Role::King, Some(king), rook),/            Move::Castle { king, rook: _ } => (Role::King, Some(king), king),/' "$scorer"
+mutant quiet-scorer-threat-index-swapped src/movepick/mod.rs \
+    's/        let threat = usize::from(from_attacked) \* 2 + usize::from(self.threats.contains(to));/        let threat = usize::from(from_attacked) + usize::from(self.threats.contains(to)) * 2;/' "$scorer"
+mutant quiet-scorer-other-side-pieces src/movepick/mod.rs \
+    's/            side_piece_base: usize::from(side.is_white()) \* 6 \* 64,/            side_piece_base: usize::from(!side.is_white()) * 6 * 64,/' "$scorer"
 # --- the picker's skipped quiet stage keeps its order (src/movepick/tests.rs)
 mutant skip-quiets-order-lost src/movepick/mod.rs \
     's/                            let m = self.select(self.moves.len());/                            let m = self.moves[self.next]; self.next += 1;/' \
@@ -440,9 +448,9 @@ mutant threats-without-the-king src/movegen.rs \
     's/attacked |= king_attacks(king);/let _ = king;/' "$threat_squares"
 quiet_score='cargo test --release -p kiraly --lib movepick::tests::quiet_score_sums_the_histories_of_the_node'
 mutant quiet-score-four-plies-back-dropped src/movepick/mod.rs \
-    's/score += i32::from(row\[to\]) \* params::cont_hist_4_order_pct() \/ 100;/score += 0;/' "$quiet_score"
+    's/        score + i32::from(four\[piece_to\]) \* params::cont_hist_4_order_pct() \/ 100/        score/' "$quiet_score"
 mutant quiet-score-threats-ignored src/movepick/mod.rs \
-    's/let mut score = self.butterfly.get(side.is_white(), threats, m);/let mut score = self.butterfly.get(side.is_white(), Bitboard::EMPTY, m);/' "$quiet_score"
+    's/            threats,$/            threats: Bitboard::EMPTY,/' "$quiet_score"
 reward='cargo test --release -p kiraly --lib search::rewards::tests::a_quiet_cutoff_teaches_each_history_under_the_node_key'
 mutant reward-four-plies-back-full-bonus src/search/rewards.rs \
     's/continuation_bonus(k, bonus),/bonus,/' "$reward"

@@ -50,7 +50,7 @@ mod scored;
 
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role};
 
-use crate::history::{piece_to, ButterflyHistory, CaptureHistory, PIECE_TO};
+use crate::history::{ButterflyHistory, ButterflySide, CaptureHistory, PIECE_TO};
 use crate::movegen::{is_legal, noisy_moves, quiet_moves, threats, CheckSquares};
 use crate::parameters as params;
 use crate::see::{see_ge, see_value};
@@ -70,22 +70,32 @@ pub struct OrderingContext<'a> {
     pub continuations: [Option<&'a [i16; PIECE_TO]>; 3],
 }
 
-impl OrderingContext<'_> {
+/// The continuation row of a ply with no move: every entry zero, so that
+/// a scorer adds it like any other row.
+static NO_CONTINUATION: [i16; PIECE_TO] = [0; PIECE_TO];
+
+impl<'a> OrderingContext<'a> {
     /// The quiet history of a quiet move of `side`, where the opponent
-    /// attacks the squares `threats`: butterfly plus continuation history,
-    /// the row four plies back weighted by `cont_hist_4_order_pct` (a move
-    /// that far back says less about this one). What orders the quiet
-    /// moves, and what history pruning and the reductions judge them by.
+    /// attacks the squares `threats` (see [`QuietScorer::score`]). What
+    /// orders the quiet moves, and what history pruning and the reductions
+    /// judge them by.
     #[inline]
     pub fn quiet_score(&self, side: Color, threats: Bitboard, m: Move) -> i32 {
-        let to = piece_to(side, m);
-        let [one, two, four] = self.continuations;
-        let mut score = self.butterfly.get(side.is_white(), threats, m);
-        score += one.map_or(0, |row| i32::from(row[to])) + two.map_or(0, |row| i32::from(row[to]));
-        if let Some(row) = four {
-            score += i32::from(row[to]) * params::cont_hist_4_order_pct() / 100;
+        self.quiet_scorer(side, threats).score(m)
+    }
+
+    /// What every quiet move of `side` under `threats` is scored with,
+    /// looked up once for the node's whole list.
+    #[inline]
+    pub fn quiet_scorer(&self, side: Color, threats: Bitboard) -> QuietScorer<'a> {
+        QuietScorer {
+            butterfly: self.butterfly.side(side.is_white()),
+            threats,
+            side_piece_base: usize::from(side.is_white()) * 6 * 64,
+            continuations: self
+                .continuations
+                .map(|row| row.unwrap_or(&NO_CONTINUATION)),
         }
-        score
     }
 
     /// Ordering score of a capture or queen promotion in the main search:
@@ -101,6 +111,45 @@ impl OrderingContext<'_> {
         let value = m.capture().map_or(0, see_value) + promotion;
         value * params::capture_victim_weight()
             + self.captures.get(side, m) / params::capture_history_divisor()
+    }
+}
+
+/// The quiet history of one side under one set of threats: the tables'
+/// lookups that every quiet move of a node shares, done once
+/// ([`OrderingContext::quiet_scorer`]).
+pub struct QuietScorer<'a> {
+    butterfly: &'a ButterflySide,
+    threats: Bitboard,
+    /// Where the side's pieces start in a (piece, to) index
+    /// ([`piece_to`](crate::history::piece_to)).
+    side_piece_base: usize,
+    /// The continuation rows one, two and four plies back, zeros where
+    /// there was no move.
+    continuations: [&'a [i16; PIECE_TO]; 3],
+}
+
+impl QuietScorer<'_> {
+    /// Butterfly plus continuation history of `m`, the row four plies back
+    /// weighted by `cont_hist_4_order_pct` (a move that far back says less
+    /// about this one).
+    #[inline]
+    pub fn score(&self, m: Move) -> i32 {
+        // One look at the move's kind for its piece and squares (castling is
+        // the king moving to its rook's square, as in `piece_to`).
+        let (role, from, to) = match m {
+            Move::Normal { role, from, to, .. } => (role, Some(from), to),
+            Move::Castle { king, rook } => (Role::King, Some(king), rook),
+            Move::EnPassant { from, to } => (Role::Pawn, Some(from), to),
+            Move::Put { role, to } => (role, None, to),
+        };
+        let from_attacked = from.is_some_and(|s| self.threats.contains(s));
+        let threat = usize::from(from_attacked) * 2 + usize::from(self.threats.contains(to));
+        let from = from.map_or(0, |s| s as usize);
+        let piece_to = self.side_piece_base + (role as usize - 1) * 64 + to as usize;
+        let [one, two, four] = self.continuations;
+        let mut score = i32::from(self.butterfly[threat][from][to as usize]);
+        score += i32::from(one[piece_to]) + i32::from(two[piece_to]);
+        score + i32::from(four[piece_to]) * params::cont_hist_4_order_pct() / 100
     }
 }
 
@@ -466,10 +515,9 @@ impl<'a> MovePicker<'a> {
                 return;
             }
         }
-        let side = self.pos.turn();
-        let threats = self.threats();
+        let scorer = ctx.quiet_scorer(self.pos.turn(), self.threats());
         for i in self.quiet_start..self.moves.len() {
-            self.scores[i] = ctx.quiet_score(side, threats, self.moves[i]);
+            self.scores[i] = scorer.score(self.moves[i]);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The picker's tests over the perft suites' positions.
 
 use super::*;
-use crate::history::ContinuationHistory;
+use crate::history::{piece_to, ContinuationHistory};
 use crate::movegen::{gives_check, threats, CheckSquares};
 use crate::rng::Rng;
 use crate::tt::PackedMove;
@@ -432,6 +432,55 @@ fn quiet_score_sums_the_histories_of_the_node() {
     // No move four plies back (a null move, or before the root).
     let three = ctx([Some(10), Some(20), None]);
     assert_eq!(three.quiet_score(side, threats, m), 1000 + 200 + 30);
+}
+
+/// The scorer's one-pass lookups read the entries the search updates: the
+/// butterfly entry under the node's threats and each continuation row at
+/// the move's (piece, to) index ([`piece_to`]), for every quiet move of the
+/// suites' positions, castling included, with and without earlier moves.
+#[test]
+fn quiet_scorer_reads_the_entries_the_search_updates() {
+    let mut rng = Rng::new(11);
+    let mut castlings = 0;
+    for pos in positions().iter().step_by(3) {
+        let side = pos.turn();
+        let threats = threats(pos);
+        let quiets: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|&m| is_quiet(m))
+            .collect();
+        let mut butterfly = ButterflyHistory::new();
+        let mut continuation = ContinuationHistory::new();
+        let mut bonus = || rng.below(8192) as i32 - 4096;
+        for &m in &quiets {
+            butterfly.update(side.is_white(), threats, m, bonus());
+            for prev in [10, 20, 30] {
+                continuation.update(prev, piece_to(side, m), bonus());
+            }
+        }
+        let captures = CaptureHistory::new();
+        for rows in [[Some(10), Some(20), Some(30)], [Some(10), None, None]] {
+            let ctx = OrderingContext {
+                butterfly: &butterfly,
+                captures: &captures,
+                continuations: rows.map(|r| r.map(|p| continuation.row(p))),
+            };
+            let scorer = ctx.quiet_scorer(side, threats);
+            for &m in &quiets {
+                let row = |p: Option<usize>| {
+                    p.map_or(0, |p| i32::from(continuation.row(p)[piece_to(side, m)]))
+                };
+                let expected = butterfly.get(side.is_white(), threats, m)
+                    + row(rows[0])
+                    + row(rows[1])
+                    + row(rows[2]) * params::cont_hist_4_order_pct() / 100;
+                assert_eq!(scorer.score(m), expected, "{m:?}");
+            }
+        }
+        castlings += quiets.iter().filter(|m| m.is_castle()).count();
+    }
+    assert!(castlings > 10, "{castlings} castling moves");
 }
 
 #[test]
