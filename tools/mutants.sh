@@ -367,6 +367,14 @@ mutant key-child-en-passant-ignored src/board.rs \
     's/ ^ turn_key() ^ en_passant_key(\&pos);/ ^ turn_key();/' "$keys"
 mutant null-key-en-passant-ignored src/board.rs \
     's/let key = self.key ^ turn_key() ^ en_passant_key(\&self.pos);/let key = self.key ^ turn_key();/' "$keys"
+# --- the pawns noisy_moves visits (src/movegen.rs) -------------------------
+noisy='cargo test --release -p kiraly --lib movegen::tests::matches_filtered_legal_moves_over_whole_trees'
+mutant noisy-pawns-white-right-captures-skipped src/movegen.rs \
+    's/                | ((theirs \& not_a) >> 9)$/                | 0/' "$noisy"
+mutant noisy-pawns-black-left-captures-skipped src/movegen.rs \
+    's/            ((theirs \& not_h) << 9)$/            0/' "$noisy"
+mutant noisy-pawns-black-promotions-skipped src/movegen.rs \
+    's/                | ((empty \& Bitboard::from_rank(Rank::First).0) << 8)/                | 0/' "$noisy"
 # --- move legality on the bitboards (src/movegen.rs) ------------------------
 legal='cargo test --release -p kiraly --lib movegen::tests::is_legal_agrees_with_shakmaty'
 mutant legal-pin-ignored src/movegen.rs \
