@@ -116,6 +116,25 @@ class OpenBenchClient(unittest.TestCase):
         executable at <path>."""
         self.built()
 
+    def test_make_says_how_it_built(self):
+        """`make` builds with the profile of `bench` where llvm-profdata is
+        found (tools/pgo_build.sh), else plainly, and says which."""
+        self.built()
+        log = self.make.stdout.decode("utf-8", "replace")
+        self.assertRegex(log, r"pgo_build: (.* built with the profile of bench|no llvm-profdata .*: plain build)")
+
+    def test_build_without_llvm_profdata_is_plain(self):
+        """Without llvm-profdata the build is the plain one, and stderr says
+        so: a build never fails for want of a profile."""
+        exe = os.path.join(self.tmp, "Kiraly-plain")
+        proc = subprocess.run(
+            [os.path.join(REPO, "tools", "pgo_build.sh"), exe],
+            cwd=REPO, env={**os.environ, "LLVM_PROFDATA": "/nonexistent/llvm-profdata"},
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=MAKE_TIMEOUT)
+        self.assertEqual(proc.returncode, 0, proc.stderr.decode("utf-8", "replace")[-2000:])
+        self.assertIn(b"no llvm-profdata at /nonexistent/llvm-profdata", proc.stderr)
+        self.assertTrue(os.access(exe, os.X_OK))
+
     def test_bench_output(self):
         """The last stdout line of `bench` is `N nodes M nps`."""
         self.bench()

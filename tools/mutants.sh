@@ -306,6 +306,10 @@ mutant selfplay-burst-file-resumed tools/selfplay.py \
 mutant selfplay-import-unchecked tools/selfplay.py \
     's/            if (hashlib.sha256(data).hexdigest() != part\["sha256"\] or counter.offset != len(data)/            if (False/' \
     "$py -m unittest tools.test_selfplay.SelfPlayService.test_burst_parts_import_and_no_resume"
+# --- the profile-guided build (tools/pgo_build.sh) ---------------------------
+mutant pgo-build-fails-without-profdata tools/pgo_build.sh \
+    's/^    exit 0$/    exit 1/' \
+    "$py -m unittest engine-tests.test_openbench.OpenBenchClient.test_build_without_llvm_profdata_is_plain"
 # --- the generation recipe (tools/test_generation.py) ----------------------
 mutant generation-lambda-changed tools/generation.py \
     's/^LAMBDA = 0.1$/LAMBDA = 0.25/' \
