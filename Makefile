@@ -148,10 +148,12 @@ selfplay:
 	$(PYTHON) tools/selfplay.py start "$(DATA)"
 
 # datagen for a burst on a borrowed machine (docs/data.md, "A burst on a
-# borrowed machine"): for any CPU with AVX2 rather than this one, into
-# target/burst/release/datagen, the path the burst's command carries.
+# borrowed machine"): for any CPU with AVX2 rather than this one,
+# profile-guided where llvm-profdata is found, as target/burst/datagen, the
+# path the burst's command carries.
 burst-datagen:
-	RUSTFLAGS="-C target-cpu=x86-64-v3" $(CARGO) build --release -p datagen --target-dir target/burst
+	mkdir -p target/burst
+	CARGO="$(CARGO)" tools/pgo_build.sh --datagen target/burst/datagen "-C target-cpu=x86-64-v3"
 
 clean:
 	$(CARGO) clean

@@ -121,7 +121,7 @@ class OpenBenchClient(unittest.TestCase):
         found (tools/pgo_build.sh), else plainly, and says which."""
         self.built()
         log = self.make.stdout.decode("utf-8", "replace")
-        self.assertRegex(log, r"pgo_build: (.* built with the profile of bench|no llvm-profdata .*: plain build)")
+        self.assertRegex(log, r"pgo_build: (.* built with the profile of its training run|no llvm-profdata .*: plain build)")
 
     def test_build_without_llvm_profdata_is_plain(self):
         """Without llvm-profdata the build is the plain one, and stderr says
