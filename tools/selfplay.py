@@ -795,8 +795,13 @@ def cmd_burst(args) -> int:
 
 
 def cmd_import(args) -> int:
-    with open(args.manifest, encoding="utf-8") as f:
-        manifest = json.load(f)
+    try:
+        with open(args.manifest, encoding="utf-8") as f:
+            manifest = json.load(f)
+        _ = (manifest["name"], manifest["burst"]["parts"])  # the keys import reads
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"selfplay: {args.manifest} is not a burst's manifest ({e!r})", file=sys.stderr)
+        return 1
     folder = os.path.dirname(os.path.abspath(args.manifest))
     data_dir = os.path.abspath(args.data_dir)
     os.makedirs(data_dir, exist_ok=True)
@@ -896,8 +901,8 @@ def build_parser() -> argparse.ArgumentParser:
         parser.add_argument("--book", help="EPD/FEN openings for the standard games")
         parser.add_argument("--threads", type=int, help="games at once [default: every core]")
         parser.add_argument("--seed", type=int, help=f"seed of {what} [default: random]")
-        parser.add_argument("--datagen", help="datagen binary [default: "
-                            "target/native/release/datagen, built from this tree for this CPU first]")
+        parser.add_argument("--datagen", help="datagen binary [default: built from this tree for "
+                            "this CPU first, by tools/pgo_build.sh --datagen]")
 
     s = sub.add_parser("start", help="start the generator in the background")
     s.add_argument("data_dir", help="the folder the data lives in (outside the repository)")

@@ -268,6 +268,10 @@ class SelfPlayService(unittest.TestCase):
         self.assertIn(f"{name}.kdat: {manifest['games']} games", self.sp("status", self.data).stdout)
         again = self.sp("import", os.path.join(out, manifests[0]), self.data, check=False)
         self.assertEqual(again.returncode, 1)
+        # Not a manifest: refused with a message, no traceback.
+        wrong = self.sp("import", os.path.join(self.data, name + ".kdat"), self.data, check=False)
+        self.assertEqual(wrong.returncode, 1)
+        self.assertIn("is not a burst's manifest", wrong.stderr)
         # The service's settings are the burst's, but its seed is not: a
         # new file, not the burst's.
         self.assertIn("new file", self.start().stdout)
