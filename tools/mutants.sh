@@ -323,13 +323,13 @@ mutant played-line-not-shown src/threadpool.rs \
     'cargo test --release --test move_shown the_move_played_is_the_move_shown'
 # --- gives_check on the bitboards (src/movepick/tests.rs) ------------------
 gives='cargo test --release -p kiraly --lib movepick::tests::gives_check_agrees_with_playing_the_move'
-mutant gives-check-no-discovered src/movegen.rs \
+mutant gives-check-no-discovered src/movegen/mod.rs \
     's/    (uncovered \& ours).any()$/    (uncovered \& ours).any() \&\& false/' "$gives"
-mutant gives-check-promotion-ignored src/movegen.rs \
+mutant gives-check-promotion-ignored src/movegen/mod.rs \
     's/let direct = match promotion.unwrap_or(role) {/let direct = match role {/' "$gives"
-mutant check-squares-no-discovered src/movegen.rs \
+mutant check-squares-no-discovered src/movegen/mod.rs \
     's/                    || (self.blockers.contains(from) \&\& !aligned(from, to, self.king))/                    || false/' "$gives"
-mutant check-squares-pawn-side src/movegen.rs \
+mutant check-squares-pawn-side src/movegen/mod.rs \
     's/                pawn_attacks(!us, king),/                pawn_attacks(us, king),/' "$gives"
 # --- the quiet scorer reads the search's entries (src/movepick/tests.rs) ----
 scorer='cargo test --release -p kiraly --lib movepick::tests::quiet_scorer_reads_the_entries_the_search_updates'
@@ -355,13 +355,13 @@ mutant view-flip-mirror-swapped src/nnue/features.rs \
     's/if mirrored { 7 } else { 0 },/if mirrored { 0 } else { 7 },/' "$index"
 mutant view-flip-ranks-ignored src/nnue/features.rs \
     's/flip: (orient_rank(perspective, Square::A1) as usize) ^/flip: 0 ^/' "$index"
-# --- the quiet stage's generator (src/movegen.rs) ---------------------------
+# --- the quiet stage's generator (src/movegen/) ---------------------------
 quiets='cargo test --release -p kiraly --lib movegen::tests::quiet_and_en_passant_moves_are_shakmatys'
-mutant quiet-moves-order-swapped src/movegen.rs \
+mutant quiet-moves-order-swapped src/movegen/mod.rs \
     's/    for role in \[Role::Knight, Role::Bishop, Role::Rook, Role::Queen\] {/    for role in [Role::Knight, Role::Rook, Role::Bishop, Role::Queen] {/' "$quiets"
-mutant quiet-moves-castle-into-check src/movegen.rs \
+mutant quiet-moves-castle-into-check src/movegen/mod.rs \
     's/    if pos.king_attackers(king_to, !us, after).any() {/    if false \&\& pos.king_attackers(king_to, !us, after).any() {/' "$quiets"
-mutant en-passant-captured-square src/movegen.rs \
+mutant en-passant-captured-square src/movegen/mod.rs \
     's/        let captured = Square::from_coords(to.file(), from.rank());/        let captured = from;/' "$quiets"
 # --- the incremental key, after moves and null moves (src/board.rs) ---------
 keys='cargo test --release -p kiraly --lib board::tests::incremental_keys_equal_full_keys'
@@ -371,27 +371,27 @@ mutant key-child-en-passant-ignored src/board.rs \
     's/ ^ turn_key() ^ en_passant_key(\&pos);/ ^ turn_key();/' "$keys"
 mutant null-key-en-passant-ignored src/board.rs \
     's/let key = self.key ^ turn_key() ^ en_passant_key(\&self.pos);/let key = self.key ^ turn_key();/' "$keys"
-# --- the pawns noisy_moves visits (src/movegen.rs) -------------------------
+# --- the pawns noisy_moves visits (src/movegen/) -------------------------
 noisy='cargo test --release -p kiraly --lib movegen::tests::matches_filtered_legal_moves_over_whole_trees'
-mutant noisy-pawns-white-right-captures-skipped src/movegen.rs \
+mutant noisy-pawns-white-right-captures-skipped src/movegen/mod.rs \
     's/                | ((theirs \& not_a) >> 9)$/                | 0/' "$noisy"
-mutant noisy-pawns-black-left-captures-skipped src/movegen.rs \
+mutant noisy-pawns-black-left-captures-skipped src/movegen/mod.rs \
     's/            ((theirs \& not_h) << 9)$/            0/' "$noisy"
-mutant noisy-pawns-black-promotions-skipped src/movegen.rs \
+mutant noisy-pawns-black-promotions-skipped src/movegen/mod.rs \
     's/                | ((empty \& Bitboard::from_rank(Rank::First).0) << 8)/                | 0/' "$noisy"
-# --- move legality on the bitboards (src/movegen.rs) ------------------------
+# --- move legality on the bitboards (src/movegen/) ------------------------
 legal='cargo test --release -p kiraly --lib movegen::tests::is_legal_agrees_with_shakmaty'
-mutant legal-pin-ignored src/movegen.rs \
+mutant legal-pin-ignored src/movegen/mod.rs \
     's/        \&\& (!pinned_pieces(pos, king).contains(from) || aligned(from, to, king))/        \&\& true/' "$legal"
-mutant legal-double-step-through-piece src/movegen.rs \
+mutant legal-double-step-through-piece src/movegen/mod.rs \
     's/                    \&\& from.offset(up).is_some_and(|mid| !occupied.contains(mid))/                    \&\& true/' "$legal"
-mutant legal-king-into-attack src/movegen.rs \
+mutant legal-king-into-attack src/movegen/mod.rs \
     's/                \&\& board.attacks_to(to, !us, occupied.without(from)).is_empty();/;/' "$legal"
-mutant legal-king-steps-back-along-the-check src/movegen.rs \
+mutant legal-king-steps-back-along-the-check src/movegen/mod.rs \
     's/occupied.without(from)).is_empty();/occupied).is_empty();/' "$legal"
-mutant legal-check-left-unanswered src/movegen.rs \
+mutant legal-check-left-unanswered src/movegen/mod.rs \
     's/        Some(checker) => to == checker || between(king, checker).contains(to),/        Some(_) => true,/' "$legal"
-mutant legal-double-check-answered src/movegen.rs \
+mutant legal-double-check-answered src/movegen/mod.rs \
     's/        None => false,/        None => true,/' "$legal"
 # --- the correction tables (src/correction/) --------------------------------
 corr='cargo test --release -p kiraly --lib correction::'
@@ -452,11 +452,11 @@ mutant butterfly-age-shifts src/history.rs \
 mutant butterfly-age-skipped src/history.rs \
     's|            \*v /= 2;|            *v /= 1;|' "$threat_slots"
 threat_squares='cargo test --release -p kiraly --lib movepick::tests::threats_are_every_square_the_opponent_attacks'
-mutant threats-pawns-the-wrong-way src/movegen.rs \
+mutant threats-pawns-the-wrong-way src/movegen/mod.rs \
     's/Color::White => west.shift(7) | east.shift(9),/Color::White => west.shift(-9) | east.shift(-7),/' "$threat_squares"
-mutant threats-pawn-files-swapped src/movegen.rs \
+mutant threats-pawn-files-swapped src/movegen/mod.rs \
     's/pawns \& !Bitboard::from_file(File::A),/pawns \& !Bitboard::from_file(File::H),/' "$threat_squares"
-mutant threats-without-the-king src/movegen.rs \
+mutant threats-without-the-king src/movegen/mod.rs \
     's/attacked |= king_attacks(king);/let _ = king;/' "$threat_squares"
 quiet_score='cargo test --release -p kiraly --lib movepick::tests::quiet_score_sums_the_histories_of_the_node'
 mutant quiet-score-four-plies-back-dropped src/movepick/mod.rs \
