@@ -90,8 +90,9 @@ BURST_MAX_PARTS = 7
 BURST_STOP_SECS = 10
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The generator is built as `make` builds the engine: for this machine's CPU, profile-guided where the toolchain allows
-# (tools/pgo_build.sh: about 3 % more positions a second, the same games).
+# The generator is built as `make` builds the engine: for this machine's
+# CPU, profile-guided where the toolchain allows (tools/pgo_build.sh: about
+# 3 % more positions a second, the same games).
 DATAGEN_BUILT = os.path.join(REPO, "target", "pgo", "datagen-for-selfplay")
 DATAGEN_BUILD = [os.path.join(REPO, "tools", "pgo_build.sh"), "--datagen", DATAGEN_BUILT]
 
