@@ -354,7 +354,13 @@ index='cargo test --release -p kiraly --lib nnue::features::tests::indices_follo
 mutant view-flip-mirror-swapped src/nnue/features.rs \
     's/if mirrored { 7 } else { 0 },/if mirrored { 0 } else { 7 },/' "$index"
 mutant view-flip-ranks-ignored src/nnue/features.rs \
-    's/flip: (orient_rank(perspective, Square::A1) as usize) ^/flip: 0 ^/' "$index"
+    's/flip: (orient_rank(perspective, Square::A1) as u8) ^/flip: 0 ^/' "$index"
+# --- a move's shape picks the columns an update applies (src/nnue/) --------
+incremental='cargo test --release -p kiraly --lib nnue::accumulator::tests::incremental_updates_equal_a_refresh'
+mutant delta-capture-as-quiet src/nnue/features.rs \
+    's/shape: Shape::Capture,/shape: Shape::Quiet,/' "$incremental"
+mutant update-castle-rook-left src/nnue/accumulator.rs \
+    's/&\[column(added\[0\]), column(added\[1\])\],/\&[column(added[0]), column(removed[1])],/' "$incremental"
 # --- the quiet stage's generator (src/movegen/) ---------------------------
 quiets='cargo test --release -p kiraly --lib movegen::tests::quiet_and_en_passant_moves_are_shakmatys'
 mutant quiet-moves-order-swapped src/movegen/mod.rs \

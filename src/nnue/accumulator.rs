@@ -2,9 +2,9 @@
 //! adding and subtracting weight columns as moves are played, and rebuilt
 //! from the board only when a king moves to another bucket or side.
 
-use shakmaty::{Board, Chess, Color, Position};
+use shakmaty::{Board, Chess, Color, Piece, Position, Square};
 
-use super::features::{Delta, View};
+use super::features::{Delta, Shape, View};
 use super::simd::{self, Column};
 use super::{Network, HIDDEN};
 
@@ -117,27 +117,27 @@ impl Accumulator {
     ) {
         let side = color as usize;
         let view = self.views[side];
-        let columns = |changes: &[(Option<shakmaty::Piece>, shakmaty::Square); 2]| {
-            // The first `count` are the move's columns; the rest only
-            // fill the array and are never read.
-            let mut found: [&Column; 2] = [&net.feature_bias; 2];
-            let mut count = 0;
-            for &(piece, sq) in changes {
-                if let Some(piece) = piece {
-                    found[count] = &net.feature_weights[view.index(piece, sq)];
-                    count += 1;
-                }
-            }
-            (found, count)
-        };
-        let (added, added_count) = columns(&delta.added);
-        let (removed, removed_count) = columns(&delta.removed);
-        simd::add_sub(
-            &mut next.values[side],
-            &self.values[side],
-            &added[..added_count],
-            &removed[..removed_count],
-        );
+        let column = |(piece, sq): (Piece, Square)| &net.feature_weights[view.index(piece, sq)];
+        let (out, from) = (&mut next.values[side], &self.values[side]);
+        let (added, removed) = (&delta.added, &delta.removed);
+        // Each shape passes arrays of its own lengths, so the kernel's loop
+        // is unrolled for exactly the move's columns.
+        match delta.shape {
+            Shape::Quiet => simd::add_sub(out, from, &[column(added[0])], &[column(removed[0])]),
+            Shape::Capture => simd::add_sub(
+                out,
+                from,
+                &[column(added[0])],
+                &[column(removed[0]), column(removed[1])],
+            ),
+            Shape::Castle => simd::add_sub(
+                out,
+                from,
+                &[column(added[0]), column(added[1])],
+                &[column(removed[0]), column(removed[1])],
+            ),
+            Shape::Drop => simd::add_sub(out, from, &[column(added[0])], &[]),
+        }
     }
 
     /// The evaluation in centipawns from `stm`'s view, with `pieces` on

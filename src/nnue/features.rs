@@ -10,6 +10,8 @@ use shakmaty::{Board, Color, Move, Piece, Role, Square};
 /// Inputs per perspective and king bucket.
 pub const INPUTS: usize = 768;
 
+const _: () = assert!(32 * INPUTS <= u16::MAX as usize, "a view's base fits u16");
+
 /// King buckets by the perspective's own king square, oriented (a1..h8 from
 /// that side, files e-h after mirroring): index `rank * 4 + (file - 4)`.
 /// A net's file carries its layout, so one build reads nets of any layout.
@@ -70,28 +72,36 @@ pub fn bucket_count(layout: &BucketLayout) -> Result<usize, String> {
 
 /// How a perspective sees the board: its colour, whether files are mirrored
 /// (its king is on files a-d), and its king bucket.
+///
+/// Eight bytes without padding, so that the search copies a ply's two views
+/// as one word each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(8))]
 pub struct View {
-    pub perspective: Color,
-    pub mirrored: bool,
-    pub bucket: usize,
-    /// The first input of the bucket's block (`bucket * INPUTS`) ...
-    base: usize,
+    /// The first input of the bucket's block (`bucket * INPUTS`; a layout
+    /// names at most 32 buckets, so it stays below 32 * 768) ...
+    base: u16,
+    pub bucket: u8,
     /// ... and what a square is XORed with to be seen from the
     /// perspective: 56 flips the ranks for Black, 7 mirrors the files.
-    /// Both follow from the fields above, so they change no comparison;
+    /// Both follow from the fields below, so they change no comparison;
     /// they save [`View::index`] the work on every column of every update.
-    flip: usize,
+    flip: u8,
+    pub perspective: Color,
+    pub mirrored: bool,
+    /// Always zero: it fills the word, so that no byte is padding.
+    unused: [u8; 2],
 }
 
 impl View {
     /// No view yet (an accumulator never computed).
     pub const NONE: View = View {
+        base: 0,
+        bucket: u8::MAX,
+        flip: 0,
         perspective: Color::White,
         mirrored: false,
-        bucket: usize::MAX,
-        base: 0,
-        flip: 0,
+        unused: [0; 2],
     };
 
     /// The view of `perspective` whose king stands on `king`.
@@ -104,13 +114,14 @@ impl View {
         } else {
             oriented
         };
-        let bucket = layout[sq.rank() as usize * 4 + (sq.file() as usize - 4)] as usize;
+        let bucket = layout[sq.rank() as usize * 4 + (sq.file() as usize - 4)];
         View {
+            base: u16::from(bucket) * INPUTS as u16,
+            bucket,
+            flip: (orient_rank(perspective, Square::A1) as u8) ^ if mirrored { 7 } else { 0 },
             perspective,
             mirrored,
-            bucket,
-            base: bucket * INPUTS,
-            flip: (orient_rank(perspective, Square::A1) as usize) ^ if mirrored { 7 } else { 0 },
+            unused: [0; 2],
         }
     }
 
@@ -124,7 +135,9 @@ impl View {
     #[inline]
     pub fn index(&self, piece: Piece, sq: Square) -> usize {
         let relative = usize::from(piece.color != self.perspective);
-        self.base + (relative * 6 + (piece.role as usize - 1)) * 64 + (sq as usize ^ self.flip)
+        self.base as usize
+            + (relative * 6 + (piece.role as usize - 1)) * 64
+            + (sq as usize ^ usize::from(self.flip))
     }
 }
 
@@ -138,24 +151,38 @@ fn orient_rank(perspective: Color, sq: Square) -> Square {
 
 /// The pieces a move takes away and puts down, so the inputs can be updated
 /// instead of recomputed. At most two of each (castling; a capture with
-/// promotion removes two and adds one).
+/// promotion removes two and adds one); `shape` says how many, so that an
+/// update runs the loop unrolled for exactly its columns.
 #[derive(Clone, Copy, Debug)]
 pub struct Delta {
-    pub removed: [(Option<Piece>, Square); 2],
-    pub added: [(Option<Piece>, Square); 2],
+    /// The move's first, as many as `shape` says; the rest only fill.
+    pub removed: [(Piece, Square); 2],
+    /// The same for the pieces put down.
+    pub added: [(Piece, Square); 2],
+    pub shape: Shape,
+}
+
+/// How many pieces a move puts down and takes away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// One each way: a quiet move or a promotion without capture.
+    Quiet,
+    /// One put down, two taken away: a capture (en passant included).
+    Capture,
+    /// Two each way: castling.
+    Castle,
+    /// One put down, none taken away (a drop, in variants with them).
+    Drop,
 }
 
 impl Delta {
     /// What `m`, played by `mover`, changes on the board.
     pub fn of_move(m: &Move, mover: Color) -> Delta {
-        let own = |role| Some(Piece { color: mover, role });
-        let theirs = |role| {
-            Some(Piece {
-                color: !mover,
-                role,
-            })
+        let own = |role| Piece { color: mover, role };
+        let theirs = |role| Piece {
+            color: !mover,
+            role,
         };
-        let none = (None, Square::A1);
         match *m {
             Move::Normal {
                 role,
@@ -163,10 +190,21 @@ impl Delta {
                 capture,
                 to,
                 promotion,
-            } => Delta {
-                removed: [(own(role), from), capture.map_or(none, |c| (theirs(c), to))],
-                added: [(own(promotion.unwrap_or(role)), to), none],
-            },
+            } => {
+                let put = (own(promotion.unwrap_or(role)), to);
+                match capture {
+                    Some(c) => Delta {
+                        removed: [(own(role), from), (theirs(c), to)],
+                        added: [put, put],
+                        shape: Shape::Capture,
+                    },
+                    None => Delta {
+                        removed: [(own(role), from); 2],
+                        added: [put, put],
+                        shape: Shape::Quiet,
+                    },
+                }
+            }
             Move::EnPassant { from, to } => Delta {
                 removed: [
                     (own(Role::Pawn), from),
@@ -175,7 +213,8 @@ impl Delta {
                         Square::from_coords(to.file(), from.rank()),
                     ),
                 ],
-                added: [(own(Role::Pawn), to), none],
+                added: [(own(Role::Pawn), to); 2],
+                shape: Shape::Capture,
             },
             Move::Castle { king, rook } => {
                 let kingside = rook.file() > king.file();
@@ -190,11 +229,13 @@ impl Delta {
                         (own(Role::King), Square::from_coords(king_file, king.rank())),
                         (own(Role::Rook), Square::from_coords(rook_file, king.rank())),
                     ],
+                    shape: Shape::Castle,
                 }
             }
             Move::Put { role, to } => Delta {
-                removed: [none, none],
-                added: [(own(role), to), none],
+                removed: [(own(role), to); 2],
+                added: [(own(role), to); 2],
+                shape: Shape::Drop,
             },
         }
     }
@@ -237,7 +278,9 @@ mod tests {
             sq = sq.flip_horizontal();
         }
         let relative = usize::from(piece.color != view.perspective);
-        view.bucket * INPUTS + (relative * 6 + (piece.role as usize - 1)) * 64 + sq as usize
+        usize::from(view.bucket) * INPUTS
+            + (relative * 6 + (piece.role as usize - 1)) * 64
+            + sq as usize
     }
 
     #[test]

@@ -47,7 +47,7 @@ impl RefreshCache {
     /// view's entry brought to `board` (which the entry then holds).
     pub fn refresh(&mut self, net: &Network, board: &Board, view: View, out: &mut Column) {
         let index = (view.perspective as usize * 2 + usize::from(view.mirrored)) * net.buckets()
-            + view.bucket;
+            + usize::from(view.bucket);
         let entry = &mut self.entries[index];
         // The columns of up to 32 pieces each way at once (a legal
         // position's most), flushed when full; the arrays' rest only fills
