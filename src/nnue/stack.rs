@@ -169,6 +169,20 @@ impl AccumulatorStack {
             return;
         }
         let colors = [Color::Black, Color::White];
+        // The common case first: a move from a parent computed on both
+        // sides, no king changing view.
+        if ply > 0 && self.plies[ply - 1].computed == [true; 2] {
+            let (upto, after) = self.plies.split_at_mut(ply);
+            let (parent, next) = (&upto[ply - 1].acc, &mut after[0]);
+            if let (Change::Move { m, mover }, None) = (next.change, next.rebuilds) {
+                let delta = Delta::of_move(&m, mover);
+                for color in colors {
+                    parent.update_side_into(&mut next.acc, net, &delta, color);
+                }
+                next.computed = [true; 2];
+                return;
+            }
+        }
         let mut start = [ply; 2];
         for color in colors {
             let side = color as usize;
