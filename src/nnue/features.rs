@@ -84,7 +84,8 @@ pub struct View {
     pub bucket: u8,
     /// ... and what a square is XORed with to be seen from the
     /// perspective: 56 flips the ranks for Black, 7 mirrors the files.
-    /// Both follow from the fields below, so they change no comparison;
+    /// Both follow from the other fields (the bucket, the perspective and
+    /// the mirroring), so they change no comparison;
     /// they save [`View::index`] the work on every column of every update.
     flip: u8,
     pub perspective: Color,
