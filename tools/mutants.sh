@@ -363,7 +363,7 @@ mutant update-castle-rook-left src/nnue/accumulator.rs \
     's/&\[column(added\[0\]), column(added\[1\])\],/\&[column(added[0]), column(removed[1])],/' "$incremental"
 lazy='cargo test --release -p kiraly --lib nnue::stack::tests'
 mutant lazy-fast-path-one-side src/nnue/stack.rs \
-    's/parent.update_side_into(&mut next.acc, net, &delta, color);/parent.update_side_into(\&mut next.acc, net, \&delta, Color::White);/' "$lazy"
+    's/self.compute_from_parent(net, ply, \[true; 2\]);/self.compute_from_parent(net, ply, [true, false]);/' "$lazy"
 # --- the quiet stage's generator (src/movegen/) ---------------------------
 quiets='cargo test --release -p kiraly --lib movegen::tests::quiet_and_en_passant_moves_are_shakmatys'
 mutant quiet-moves-order-swapped src/movegen/mod.rs \

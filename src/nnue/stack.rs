@@ -168,23 +168,17 @@ impl AccumulatorStack {
         if self.plies[ply].computed == [true; 2] {
             return;
         }
-        let colors = [Color::Black, Color::White];
-        // The common case first: a move from a parent computed on both
-        // sides, no king changing view.
-        if ply > 0 && self.plies[ply - 1].computed == [true; 2] {
-            let (upto, after) = self.plies.split_at_mut(ply);
-            let (parent, next) = (&upto[ply - 1].acc, &mut after[0]);
-            if let (Change::Move { m, mover }, None) = (next.change, next.rebuilds) {
-                let delta = Delta::of_move(&m, mover);
-                for color in colors {
-                    parent.update_side_into(&mut next.acc, net, &delta, color);
-                }
-                next.computed = [true; 2];
-                return;
-            }
+        // The common case first: a parent computed on both sides, and no
+        // king changing view, so neither side is rebuilt.
+        if ply > 0
+            && self.plies[ply - 1].computed == [true; 2]
+            && self.plies[ply].rebuilds.is_none()
+        {
+            self.compute_from_parent(net, ply, [true; 2]);
+            return;
         }
         let mut start = [ply; 2];
-        for color in colors {
+        for color in [Color::Black, Color::White] {
             let side = color as usize;
             let from = &mut start[side];
             // The root is computed, so the walk ends there at the latest.
@@ -204,23 +198,31 @@ impl AccumulatorStack {
             }
         }
         for i in start[0].min(start[1]) + 1..=ply {
-            let (upto, after) = self.plies.split_at_mut(i);
-            let (parent, next) = (&upto[i - 1].acc, &mut after[0]);
-            let delta = match next.change {
-                Change::Move { m, mover } => Some(Delta::of_move(&m, mover)),
-                Change::Null | Change::Root => None,
-            };
-            for color in colors {
-                let side = color as usize;
-                if i <= start[side] {
-                    continue;
-                }
-                match &delta {
-                    Some(delta) => parent.update_side_into(&mut next.acc, net, delta, color),
-                    None => next.acc.values[side] = parent.values[side],
-                }
-                next.computed[side] = true;
+            self.compute_from_parent(net, i, start.map(|from| i > from));
+        }
+    }
+
+    /// Computes the values of `ply` from its parent's for the sides
+    /// `sides` names (by `Color as usize`), whose parent values are up to
+    /// date: by the move's columns, or a copy after a null move.
+    #[inline(always)]
+    fn compute_from_parent(&mut self, net: &Network, ply: usize, sides: [bool; 2]) {
+        let (upto, after) = self.plies.split_at_mut(ply);
+        let (parent, next) = (&upto[ply - 1].acc, &mut after[0]);
+        let delta = match next.change {
+            Change::Move { m, mover } => Some(Delta::of_move(&m, mover)),
+            Change::Null | Change::Root => None,
+        };
+        for color in [Color::Black, Color::White] {
+            let side = color as usize;
+            if !sides[side] {
+                continue;
             }
+            match &delta {
+                Some(delta) => parent.update_side_into(&mut next.acc, net, delta, color),
+                None => next.acc.values[side] = parent.values[side],
+            }
+            next.computed[side] = true;
         }
     }
 
