@@ -27,43 +27,22 @@ impl Board {
     }
 
     /// Plays a legal move (copy-make: `self` is the parent, the child is
-    /// returned). The key is updated by what the move changes: shakmaty's
-    /// own incremental update leaves out moves that touch an en-passant
-    /// square or a castling right, which would cost a full computation.
+    /// returned).
     #[inline]
     pub fn play(&self, m: Move) -> Board {
+        self.play_from_key_after(m, self.key_after(m))
+    }
+
+    /// Plays a legal move whose `key_after` the caller already has (it
+    /// prefetched the child's table entry with it). The key is completed by
+    /// what only the child tells: shakmaty's own incremental update leaves
+    /// out moves that touch an en-passant square or a castling right, which
+    /// would cost a full computation.
+    #[inline]
+    pub fn play_from_key_after(&self, m: Move, key_after: u64) -> Board {
         let mut pos = self.pos.clone();
         pos.play_unchecked(m);
-        let us = self.pos.turn();
-        let mut key = self.key ^ en_passant_key(&self.pos) ^ turn_key() ^ en_passant_key(&pos);
-        match m {
-            Move::Normal {
-                role,
-                from,
-                capture,
-                to,
-                promotion,
-            } => {
-                key ^= piece_key(from, role, us) ^ piece_key(to, promotion.unwrap_or(role), us);
-                if let Some(captured) = capture {
-                    key ^= piece_key(to, captured, !us);
-                }
-            }
-            Move::EnPassant { from, to } => {
-                let captured = Square::from_coords(to.file(), from.rank());
-                key ^= piece_key(from, Role::Pawn, us)
-                    ^ piece_key(to, Role::Pawn, us)
-                    ^ piece_key(captured, Role::Pawn, !us);
-            }
-            Move::Castle { king, rook } => {
-                let side = CastlingSide::from_king_side(king < rook);
-                key ^= piece_key(king, Role::King, us)
-                    ^ piece_key(rook, Role::Rook, us)
-                    ^ piece_key(side.king_to(us), Role::King, us)
-                    ^ piece_key(side.rook_to(us), Role::Rook, us);
-            }
-            Move::Put { .. } => unreachable!("no drops in standard chess"),
-        }
+        let mut key = key_after ^ en_passant_key(&self.pos) ^ en_passant_key(&pos);
         let (before, after) = (self.pos.castles(), pos.castles());
         if before.castling_rights() != after.castling_rights() {
             for color in Color::ALL {
@@ -75,6 +54,53 @@ impl Board {
             }
         }
         Board { pos, key }
+    }
+
+    /// The child's key as far as the move alone tells it, before the move
+    /// is made: the side to move and the pieces moved, taken and placed.
+    /// It leaves out what only the position after the move settles (an
+    /// en-passant square gained or lost, castling rights lost), so it is
+    /// the child's key for all but a few moves. It is only ever a prefetch
+    /// address: a wrong one costs a useless load, never a wrong entry.
+    #[inline]
+    pub fn key_after(&self, m: Move) -> u64 {
+        let us = self.pos.turn();
+        self.key
+            ^ turn_key()
+            ^ match m {
+                Move::Normal {
+                    role,
+                    from,
+                    capture,
+                    to,
+                    promotion,
+                } => {
+                    piece_key(from, role, us)
+                        ^ piece_key(to, promotion.unwrap_or(role), us)
+                        ^ capture.map_or(0, |captured| piece_key(to, captured, !us))
+                }
+                Move::EnPassant { from, to } => {
+                    piece_key(from, Role::Pawn, us)
+                        ^ piece_key(to, Role::Pawn, us)
+                        ^ piece_key(Square::from_coords(to.file(), from.rank()), Role::Pawn, !us)
+                }
+                Move::Castle { king, rook } => {
+                    let side = CastlingSide::from_king_side(king < rook);
+                    piece_key(king, Role::King, us)
+                        ^ piece_key(rook, Role::Rook, us)
+                        ^ piece_key(side.king_to(us), Role::King, us)
+                        ^ piece_key(side.rook_to(us), Role::Rook, us)
+                }
+                Move::Put { .. } => unreachable!("no drops in standard chess"),
+            }
+    }
+
+    /// The key after a null move as far as the side to move tells it: the
+    /// null move's key unless the position has an en-passant capture. Like
+    /// `key_after`, only ever a prefetch address.
+    #[inline]
+    pub fn key_after_null(&self) -> u64 {
+        self.key ^ turn_key()
     }
 
     /// The position with the other side to move and no en-passant square
@@ -184,6 +210,9 @@ mod tests {
                 "null move at {:?}",
                 board.pos
             );
+            if en_passant_key(&board.pos) == 0 {
+                assert_eq!(board.key_after_null(), null.key, "{:?}", board.pos);
+            }
         }
         if depth == 0 {
             return;
@@ -191,6 +220,46 @@ mod tests {
         for m in board.pos.legal_moves() {
             walk(&board.play(m), depth - 1, checked);
         }
+    }
+
+    /// The prefetch key equals the child's key for every move that neither
+    /// changes castling rights nor meets an en-passant square (before or
+    /// after), and those are nearly all moves.
+    #[test]
+    fn key_after_is_the_child_key_for_plain_moves() {
+        fn walk_plain(board: &Board, depth: u32, plain: &mut u64, all: &mut u64) {
+            for m in board.pos.legal_moves() {
+                let child = board.play(m);
+                *all += 1;
+                let rights_kept =
+                    board.pos.castles().castling_rights() == child.pos.castles().castling_rights();
+                if rights_kept && en_passant_key(&board.pos) == 0 && en_passant_key(&child.pos) == 0
+                {
+                    *plain += 1;
+                    // Against the key from scratch: `play` builds the
+                    // child's key on `key_after`, so `child.key` would not do.
+                    let full = full_key(&child.pos);
+                    assert_eq!(board.key_after(m), full, "{m:?} at {:?}", board.pos);
+                }
+                if depth > 1 {
+                    walk_plain(&child, depth - 1, plain, all);
+                }
+            }
+        }
+        let (mut plain, mut all) = (0, 0);
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        ] {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            walk_plain(&Board::new(pos), 3, &mut plain, &mut all);
+        }
+        assert!(plain * 10 > all * 8, "{plain} plain moves of {all}");
     }
 
     #[test]

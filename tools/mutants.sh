@@ -377,7 +377,12 @@ keys='cargo test --release -p kiraly --lib board::tests::incremental_keys_equal_
 mutant key-castling-rights-ignored src/board.rs \
     's/key ^= Zobrist64::zobrist_for_castling_right(color, side).0;/key ^= 0;/' "$keys"
 mutant key-child-en-passant-ignored src/board.rs \
-    's/ ^ turn_key() ^ en_passant_key(\&pos);/ ^ turn_key();/' "$keys"
+    's/ ^ en_passant_key(\&self.pos) ^ en_passant_key(\&pos);/ ^ en_passant_key(\&self.pos);/' "$keys"
+mutant key-after-capture-ignored src/board.rs \
+    's/\^ capture.map_or(0, |captured| piece_key(to, captured, !us))/^ 0/' \
+    'cargo test --release -p kiraly --lib board::tests::key_after_is_the_child_key_for_plain_moves'
+mutant key-after-null-turn-ignored src/board.rs \
+    's/        self.key ^ turn_key()$/        self.key/' "$keys"
 mutant null-key-en-passant-ignored src/board.rs \
     's/let key = self.key ^ turn_key() ^ en_passant_key(\&self.pos);/let key = self.key ^ turn_key();/' "$keys"
 # --- the pawns noisy_moves visits (src/movegen/) -------------------------

@@ -72,8 +72,14 @@ impl Searcher {
         {
             return None;
         }
+        // As for a move: the entry is asked for before the null move is
+        // made, and again in the rare case its key was not the one asked.
+        let key_after = board.key_after_null();
+        ctx.tt.prefetch(key_after);
         let child = board.play_null()?;
-        ctx.tt.prefetch(child.key);
+        if child.key != key_after {
+            ctx.tt.prefetch(child.key);
+        }
         self.accumulators.push_null(ply);
         // The further the evaluation stands above beta, the less a search
         // is needed to confirm the cutoff.

@@ -85,13 +85,23 @@ impl Searcher {
         let mut best_move = None;
         let side = board.pos.turn();
         while let Some(m) = picker.next_move() {
+            // The child's table entry is asked for as soon as the move is
+            // known: its load overlaps the pruning decisions and the move's
+            // making. A pruned move wastes one prefetch; the gain is larger.
+            let key_after = board.key_after(m);
+            ctx.tt.prefetch(key_after);
             // SEE pruning: a capture that loses material in the exchange
             // cannot raise a stand-pat score.
             if !in_check && !see_ge(&board.pos, m, 0) {
                 continue;
             }
-            let child = board.play(m);
-            ctx.tt.prefetch(child.key);
+            // The few moves whose key the move alone does not tell (an
+            // en-passant square, a castling right) have their entry asked
+            // for again.
+            let child = board.play_from_key_after(m, key_after);
+            if child.key != key_after {
+                ctx.tt.prefetch(child.key);
+            }
             self.accumulators
                 .push_move(ply, &board.pos, m, child.pos.board());
             // The child's continuation correction is keyed by this move.
