@@ -60,8 +60,10 @@ impl Board {
     /// is made: the side to move and the pieces moved, taken and placed.
     /// It leaves out what only the position after the move settles (an
     /// en-passant square gained or lost, castling rights lost), so it is
-    /// the child's key for all but a few moves. It is only ever a prefetch
-    /// address: a wrong one costs a useless load, never a wrong entry.
+    /// the child's key for all but a few moves. The search prefetches the
+    /// child's table entry with it before deciding whether to make the
+    /// move (a wrong address costs a useless load, never a wrong entry),
+    /// and `play_from_key_after` completes it into the child's key.
     #[inline]
     pub fn key_after(&self, m: Move) -> u64 {
         let us = self.pos.turn();
@@ -96,8 +98,8 @@ impl Board {
     }
 
     /// The key after a null move as far as the side to move tells it: the
-    /// null move's key unless the position has an en-passant capture. Like
-    /// `key_after`, only ever a prefetch address.
+    /// null move's key unless the position has an en-passant capture. Only
+    /// a prefetch address: `play_null` computes the key itself.
     #[inline]
     pub fn key_after_null(&self) -> u64 {
         self.key ^ turn_key()
