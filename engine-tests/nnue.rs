@@ -302,16 +302,15 @@ fn evaluations_with_nets(
 /// king stands there.
 #[test]
 fn eval_file_takes_any_king_bucket_layout() {
+    use kiraly::huge_pages::HugePageSlice;
     use kiraly::nnue::{layout_by_name, Network, INPUTS, ONE_BUCKET};
     let built_in = Network::from_bytes(&std::fs::read(net_path()).unwrap()).unwrap();
     let mut one = built_in.clone();
     one.layout = ONE_BUCKET;
-    one.feature_weights.truncate(INPUTS);
+    one.feature_weights = HugePageSlice::from_slice(&built_in.feature_weights[..INPUTS]);
     let mut spread = one.clone();
     spread.layout = layout_by_name("4").unwrap();
-    spread.feature_weights = (0..4)
-        .flat_map(|_| one.feature_weights.iter().copied())
-        .collect();
+    spread.feature_weights = HugePageSlice::from_slice(&one.feature_weights.repeat(4));
     let mut changed = spread.clone();
     for column in &mut changed.feature_weights[3 * INPUTS..] {
         column.iter_mut().for_each(|w| *w = w.wrapping_add(20));

@@ -10,6 +10,7 @@
 
 use shakmaty::{Bitboard, Color, Move};
 
+use crate::huge_pages::HugePageSlice;
 use crate::parameters as params;
 
 pub const HISTORY_MAX: i32 = 16_384;
@@ -131,7 +132,8 @@ impl ButterflyHistory {
 /// as the butterfly table's: half the memory (1.2 MB instead of 2.4 MB) is
 /// fewer cache misses in the lookups that every quiet move makes.
 pub struct ContinuationHistory {
-    table: Box<[[i16; PIECE_TO]]>,
+    /// On huge pages: every quiet move reads a few of its rows at random.
+    table: HugePageSlice<[i16; PIECE_TO]>,
 }
 
 impl Default for ContinuationHistory {
@@ -143,7 +145,7 @@ impl Default for ContinuationHistory {
 impl ContinuationHistory {
     pub fn new() -> ContinuationHistory {
         ContinuationHistory {
-            table: vec![[0; PIECE_TO]; PIECE_TO].into_boxed_slice(),
+            table: HugePageSlice::zeroed(PIECE_TO),
         }
     }
 

@@ -14,6 +14,7 @@ pub mod fen;
 pub mod game;
 pub mod generator_pause;
 pub mod history;
+pub mod huge_pages;
 pub mod movegen;
 pub mod movepick;
 pub mod nnue;

@@ -15,13 +15,14 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use shakmaty::{Chess, Move, Position, Role, Square};
 
+use crate::huge_pages::ZeroIsValid;
 use crate::movegen::is_legal;
 use crate::parameters as params;
 use crate::score::{from_tt, to_tt};
 
 mod memory;
 
-use memory::{in_parallel, zeroed_buckets, BucketMemory, PARALLEL_BYTES};
+use memory::{in_parallel, touch_pages, zeroed_buckets, BucketMemory, PARALLEL_BYTES};
 
 pub const MB: usize = 1024 * 1024;
 
@@ -162,6 +163,11 @@ const BUCKET_SIZE: usize = 4;
 #[repr(align(64))]
 struct Bucket([Entry; BUCKET_SIZE]);
 
+// SAFETY: all-zero bytes are an empty bucket: four entries of two
+// `AtomicU64`, which have the representation of `u64`, with no padding in
+// the 64 bytes.
+unsafe impl ZeroIsValid for Bucket {}
+
 /// The 16-bit evaluation field's value for "no evaluation".
 const NO_EVAL: i16 = i16::MIN;
 
@@ -242,7 +248,7 @@ impl TranspositionTable {
     /// this after `Hash` changes, before `readyok`. `&mut self`: the table
     /// is not shared yet.
     pub fn make_resident(&mut self) {
-        self.buckets.touch_pages();
+        touch_pages(&mut self.buckets);
     }
 
     /// Empties the table, a share of it on each of a few threads: a

@@ -59,7 +59,14 @@ resident='cargo test --release --test uci_protocol a_new_table_is_resident_befor
 mutant hash-left-lazy src/engine.rs \
     's/                                tt.make_resident();/                                let _ = tt;/' "$resident"
 mutant hash-touch-skipped src/tt/memory.rs \
-    's/        if !fits_in_memory(len) {/        if fits_in_memory(len) {/' "$resident"
+    's/    if !fits_in_memory(len) {/    if fits_in_memory(len) {/' "$resident"
+
+# --- the large tables on huge pages (src/huge_pages.rs) -------------------
+huge='cargo test --release -p kiraly --lib huge_pages::tests'
+mutant huge-page-advice-dropped src/huge_pages.rs \
+    's/        libc::madvise(start.cast(), len, libc::MADV_HUGEPAGE);/        let _ = (start, len);/' "$huge"
+mutant huge-page-start-unaligned src/huge_pages.rs \
+    's/let offset = (base.as_ptr() as usize).next_multiple_of(HUGE_PAGE) - base.as_ptr() as usize;/let offset = 0;/' "$huge"
 
 mutant hash-parallel-range-lost src/tt/memory.rs \
     's/        for first in (0..items).step_by(per_thread) {/        for first in (per_thread..items).step_by(per_thread) {/' \

@@ -163,6 +163,7 @@ pub fn evaluate(net: &Network, pos: &Chess) -> i32 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::huge_pages::HugePageSlice;
     use crate::nnue::{layout_by_name, BucketLayout, INPUTS, ONE_BUCKET};
     use shakmaty::fen::Fen;
     use shakmaty::{CastlingMode, EnPassantMode};
@@ -181,7 +182,7 @@ pub(crate) mod tests {
                 .wrapping_add(1_442_695_040_888_963_407);
             ((state >> 33) as i64 % (2 * range + 1) - range) as i16
         };
-        let mut feature_weights = vec![[0i16; HIDDEN]; buckets * INPUTS];
+        let mut feature_weights = HugePageSlice::<[i16; HIDDEN]>::zeroed(buckets * INPUTS);
         for column in feature_weights.iter_mut() {
             column.iter_mut().for_each(|w| *w = next(40));
         }

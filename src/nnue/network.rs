@@ -25,6 +25,7 @@
 use super::features::bucket_count;
 use super::simd::screlu_dot;
 use super::{output_bucket, BucketLayout, HIDDEN, INPUTS, MAX_OUTPUT_BUCKETS, QA, QB, SCALE};
+use crate::huge_pages::HugePageSlice;
 
 pub const MAGIC: &[u8; 8] = b"KIRALYNN";
 /// The version this build writes; it reads `FIRST_VERSION` too.
@@ -84,7 +85,8 @@ pub struct Network {
     /// King bucket of each own-king square (see `BucketLayout`).
     pub layout: BucketLayout,
     /// `[bucket * 768 + input][HIDDEN]`, so an input's column is contiguous.
-    pub feature_weights: Vec<[i16; HIDDEN]>,
+    /// On huge pages: moves read its columns at random (`huge_pages`).
+    pub feature_weights: HugePageSlice<[i16; HIDDEN]>,
     pub feature_bias: [i16; HIDDEN],
     /// Per output bucket: the weights of the side to move's half, then the
     /// other side's.
@@ -216,7 +218,7 @@ impl Network {
             .chunks_exact(2)
             .map(|c| i16::from_le_bytes([c[0], c[1]]));
         let mut next = || values.next().unwrap_or(0);
-        let mut feature_weights = vec![[0i16; HIDDEN]; buckets * INPUTS];
+        let mut feature_weights = HugePageSlice::<[i16; HIDDEN]>::zeroed(buckets * INPUTS);
         for column in feature_weights.iter_mut() {
             for w in column.iter_mut() {
                 *w = next();
@@ -318,7 +320,7 @@ mod tests {
 
     fn sample_with(layout: BucketLayout) -> Network {
         let buckets = bucket_count(&layout).unwrap();
-        let mut feature_weights = vec![[0i16; HIDDEN]; buckets * INPUTS];
+        let mut feature_weights = HugePageSlice::<[i16; HIDDEN]>::zeroed(buckets * INPUTS);
         for (i, column) in feature_weights.iter_mut().enumerate() {
             for (j, w) in column.iter_mut().enumerate() {
                 *w = ((i * 31 + j * 7) % 61) as i16 - 30;

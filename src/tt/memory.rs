@@ -1,71 +1,36 @@
-//! The table's memory: how it is taken from the system, advised onto huge
-//! pages, made resident and split among threads for the table's bulk work.
-
-use std::alloc::{alloc_zeroed, Layout};
+//! The table's memory: taken on huge pages (`huge_pages`), made resident
+//! and split among threads for the table's bulk work.
 
 use super::{Bucket, MB};
+use crate::huge_pages::{HugePageSlice, PAGE};
 
-/// The smallest page the systems hand out, for the page-by-page work.
-const PAGE: usize = 4096;
+/// The table's memory: `count` buckets on huge pages, all zero.
+pub(super) type BucketMemory = HugePageSlice<Bucket>;
 
-/// The table's memory: `count` buckets, 64-byte aligned, all zero.
-///
-/// It is taken from the allocator as plain zeroed bytes (alignment 8, a
-/// bucket more than needed) rather than as `[Bucket]`: the allocator serves
-/// a small alignment with `calloc`, whose large blocks are fresh pages the
-/// operating system zeroes lazily (by the kernel, at the first touch of
-/// each, which `touch_pages` brings forward). Asking for 64-byte alignment
-/// instead makes the allocator write every byte itself as well (16.6 s for
-/// 4 GB at 478e9c9). The buckets start at the first 64-byte boundary.
-pub(super) struct BucketMemory {
-    base: *mut u8,
-    layout: Layout,
-    buckets: *const Bucket,
-    count: usize,
+/// `count` empty buckets, or `None` when the memory cannot be had.
+pub(super) fn zeroed_buckets(count: usize) -> Option<BucketMemory> {
+    HugePageSlice::try_zeroed(count)
 }
 
-// SAFETY: the memory is owned by this value alone and only reached through
-// `&[Bucket]`; a `Bucket` holds atomics, which are safe to share and send.
-unsafe impl Send for BucketMemory {}
-unsafe impl Sync for BucketMemory {}
-
-impl std::ops::Deref for BucketMemory {
-    type Target = [Bucket];
-    fn deref(&self) -> &[Bucket] {
-        // SAFETY: `buckets` points to `count` initialised (zeroed) buckets
-        // inside the live allocation, aligned to 64 (see `zeroed_buckets`).
-        unsafe { std::slice::from_raw_parts(self.buckets, self.count) }
+/// Writes a zero byte (over a zero) to every page of the table's memory,
+/// the pages split among the machine's cores, so that the system backs
+/// them now. Skipped where the table is larger than the machine's memory:
+/// touching it all could only push it out again.
+pub(super) fn touch_pages(memory: &mut BucketMemory) {
+    let len = memory.span_bytes();
+    if !fits_in_memory(len) {
+        return;
     }
-}
-
-impl Drop for BucketMemory {
-    fn drop(&mut self) {
-        // SAFETY: `base` was allocated by `alloc_zeroed(self.layout)`.
-        unsafe { std::alloc::dealloc(self.base, self.layout) }
-    }
-}
-
-impl BucketMemory {
-    /// Writes a zero byte (over a zero) to every page of the allocation,
-    /// the pages split among the machine's cores, so that the system backs
-    /// them now. Skipped where the table is larger than the machine's
-    /// memory: touching it all could only push it out again.
-    pub(super) fn touch_pages(&mut self) {
-        let len = self.layout.size();
-        if !fits_in_memory(len) {
-            return;
+    // An address, not a pointer, crosses to the threads.
+    let base = memory.start() as usize;
+    in_parallel(len.div_ceil(PAGE), PARALLEL_BYTES / PAGE, |first, last| {
+        for page in first..last {
+            // SAFETY: page * PAGE < len, inside the live allocation,
+            // which `&mut memory` holds alone while the threads run; the
+            // byte was zero and stays zero.
+            unsafe { ((base + page * PAGE) as *mut u8).write_volatile(0) };
         }
-        // An address, not a pointer, crosses to the threads.
-        let base = self.base as usize;
-        in_parallel(len.div_ceil(PAGE), PARALLEL_BYTES / PAGE, |first, last| {
-            for page in first..last {
-                // SAFETY: page * PAGE < len, inside the live allocation,
-                // which `&mut self` holds alone while the threads run; the
-                // byte was zero and stays zero.
-                unsafe { ((base + page * PAGE) as *mut u8).write_volatile(0) };
-            }
-        });
-    }
+    });
 }
 
 /// The least memory worth a thread of its own in `in_parallel`: below it,
@@ -119,50 +84,6 @@ fn fits_in_memory(len: usize) -> bool {
 fn fits_in_memory(_len: usize) -> bool {
     true
 }
-
-/// `count` empty buckets, or `None` when the memory cannot be had.
-pub(super) fn zeroed_buckets(count: usize) -> Option<BucketMemory> {
-    let size = count
-        .checked_add(1)?
-        .checked_mul(std::mem::size_of::<Bucket>())?;
-    let layout = Layout::from_size_align(size, 8).ok()?;
-    // SAFETY: `layout` has a non-zero size (at least two 64-byte buckets).
-    let base = unsafe { alloc_zeroed(layout) };
-    if base.is_null() {
-        return None;
-    }
-    let offset = (base as usize).next_multiple_of(64) - base as usize;
-    // SAFETY: offset < 64, and the allocation has one bucket (64 bytes) to
-    // spare, so `count` buckets from `base + offset` stay inside it. Every
-    // byte is zero, and all-zero bytes are a valid (empty) bucket: four
-    // entries of two `AtomicU64`, which have the representation of `u64`,
-    // with no padding in the 64 bytes.
-    let buckets = unsafe { base.add(offset) } as *const Bucket;
-    advise_huge_pages(base, size);
-    Some(BucketMemory {
-        base,
-        layout,
-        buckets,
-        count,
-    })
-}
-
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: *mut u8, len: usize) {
-    let start = (ptr as usize).next_multiple_of(PAGE);
-    let end = (ptr as usize + len) / PAGE * PAGE;
-    if end > start {
-        // SAFETY: [start, end) lies inside the live allocation just made and
-        // is page-aligned; MADV_HUGEPAGE only changes how the kernel backs
-        // those pages, never their contents, and a failure is harmless.
-        unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_ptr: *mut u8, _len: usize) {}
 
 #[cfg(test)]
 mod tests {

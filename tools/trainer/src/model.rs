@@ -1,6 +1,7 @@
 //! The float model being trained, its gradient, AdamW, and the export to
 //! the engine's quantised format.
 
+use kiraly::huge_pages::HugePageSlice;
 use kiraly::nnue::features::bucket_count;
 use kiraly::nnue::{
     output_bucket, BucketLayout, Network, HIDDEN, INPUTS, MAX_OUTPUT_BUCKETS, ONE_BUCKET, QA, QB,
@@ -234,7 +235,7 @@ impl Params {
     pub fn quantise(&self) -> Network {
         let q = |w: f32, scale: i32| (w * scale as f32).round().clamp(-32767.0, 32767.0) as i16;
         let shape = self.shape;
-        let mut feature_weights = vec![[0i16; HIDDEN]; shape.buckets * INPUTS];
+        let mut feature_weights = HugePageSlice::<[i16; HIDDEN]>::zeroed(shape.buckets * INPUTS);
         for (i, column) in feature_weights.iter_mut().enumerate() {
             let shared = shape.factoriser.then(|| shape.shared_base() + i % INPUTS);
             for (j, w) in column.iter_mut().enumerate() {
