@@ -80,6 +80,15 @@ impl ButterflyHistory {
         }
     }
 
+    /// Forgets everything, in place.
+    pub fn clear(&mut self) {
+        self.table
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .fill(0);
+    }
+
     /// The threat index (from-square attacked, to-square attacked), from
     /// and to square of `m`.
     #[inline]
@@ -149,6 +158,11 @@ impl ContinuationHistory {
         }
     }
 
+    /// Forgets everything, in place.
+    pub fn clear(&mut self) {
+        self.table.fill([0; PIECE_TO]);
+    }
+
     /// The row of replies to the earlier move `prev` (a `piece_to` index).
     #[inline]
     pub fn row(&self, prev: usize) -> &[i16; PIECE_TO] {
@@ -178,6 +192,11 @@ impl CaptureHistory {
         CaptureHistory {
             table: vec![[0; 6]; PIECE_TO].into_boxed_slice(),
         }
+    }
+
+    /// Forgets everything, in place.
+    pub fn clear(&mut self) {
+        self.table.fill([0; 6]);
     }
 
     #[inline]
@@ -210,6 +229,11 @@ impl CounterMoves {
         CounterMoves {
             table: vec![None; PIECE_TO].into_boxed_slice(),
         }
+    }
+
+    /// Forgets everything, in place.
+    pub fn clear(&mut self) {
+        self.table.fill(None);
     }
 
     #[inline]

@@ -61,6 +61,17 @@ mutant hash-left-lazy src/engine.rs \
 mutant hash-touch-skipped src/tt/memory.rs \
     's/    if !fits_in_memory(len) {/    if fits_in_memory(len) {/' "$resident"
 
+# --- ucinewgame forgets, in place (src/search/mod.rs) ---------------------
+cleared='cargo test --release -p kiraly --lib search::tests::a_cleared_searcher_searches_as_a_new_one'
+mutant clear-keeps-butterfly src/search/mod.rs \
+    's/        self.butterfly.clear();/        let _ = \&self.butterfly;/' "$cleared"
+mutant clear-keeps-continuation src/search/mod.rs \
+    's/        self.continuation.clear();/        let _ = \&self.continuation;/' "$cleared"
+mutant clear-keeps-corrections src/search/mod.rs \
+    's/        self.corrections.clear();/        let _ = \&self.corrections;/' "$cleared"
+mutant clear-keeps-continuation-correction src/correction/mod.rs \
+    's/            \&mut self.continuation,/            \&mut Corrections::new().continuation,/' "$cleared"
+
 # --- the large tables on huge pages (src/huge_pages.rs) -------------------
 huge='cargo test --release -p kiraly --lib huge_pages::tests'
 mutant huge-page-advice-dropped src/huge_pages.rs \

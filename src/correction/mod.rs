@@ -49,6 +49,21 @@ impl Corrections {
         }
     }
 
+    /// Forgets everything, in place.
+    pub fn clear(&mut self) {
+        let [black, white] = &mut self.non_pawn;
+        for table in [
+            &mut self.pawn,
+            black,
+            white,
+            &mut self.minor,
+            &mut self.major,
+            &mut self.continuation,
+        ] {
+            table.clear();
+        }
+    }
+
     /// The correction in centipawns for the position of `keys`: each
     /// table's entry times its weight in percent.
     #[inline]

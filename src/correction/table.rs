@@ -28,6 +28,11 @@ impl CorrectionTable {
         }
     }
 
+    /// Forgets everything, in place.
+    pub fn clear(&mut self) {
+        self.entries.fill(0);
+    }
+
     /// The estimated error of `slot`, in 1/`GRAIN` centipawn.
     #[inline]
     pub fn get(&self, slot: usize) -> i32 {
