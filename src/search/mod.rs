@@ -11,6 +11,7 @@
 //! - `node`: the alpha-beta node search, step by step;
 //! - `pruning`: the reduced searches that decide a node before its move loop
 //!   (null move, ProbCut, singular extension);
+//! - `child`: making a move or the null move, its table entry prefetched;
 //! - `rewards`: what a cutoff teaches the history tables;
 //! - `lmr`: the late-move reduction table;
 //! - `qsearch`: the quiescence search;
@@ -18,6 +19,7 @@
 //!
 //! What `go` asks for ([`Limits`]) lives beside the clock, in `time`.
 
+mod child;
 mod lmr;
 mod node;
 mod pruning;

@@ -412,11 +412,7 @@ impl Searcher {
                 continue;
             }
             let quiet = is_quiet(m);
-            // The child's table entry is asked for as soon as the move is
-            // known: its load overlaps the pruning decisions and the move's
-            // making. A pruned move wastes one prefetch; the gain is larger.
-            let key_after = board.key_after(m);
-            ctx.tt.prefetch(key_after);
+            let key_after = Self::prefetch_child(ctx, board, m);
             // Steps 13a, 13d, 13i and 13b (in that order, cheapest first)
             // prune moves near the leaves once one move has a score, all
             // before the move is made.
@@ -499,15 +495,7 @@ impl Searcher {
             }
             // Every pruning decision taken from this position is behind:
             // only now is the move made and the net's accumulators updated.
-            // The few moves whose key the move alone does not tell (an
-            // en-passant square, a castling right) have their entry asked
-            // for again.
-            let child = board.play_from_key_after(m, key_after);
-            if child.key != key_after {
-                ctx.tt.prefetch(child.key);
-            }
-            self.accumulators
-                .push_move(ply, &board.pos, m, child.pos.board());
+            let child = self.make_move(ctx, board, ply, m, key_after);
             let gives_check = child.pos.is_check();
             let nodes_before = self.counts.nodes;
             self.stack[ply].played = Some(piece_to(side, m));

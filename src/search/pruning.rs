@@ -72,15 +72,7 @@ impl Searcher {
         {
             return None;
         }
-        // As for a move: the entry is asked for before the null move is
-        // made, and again in the rare case its key was not the one asked.
-        let key_after = board.key_after_null();
-        ctx.tt.prefetch(key_after);
-        let child = board.play_null()?;
-        if child.key != key_after {
-            ctx.tt.prefetch(child.key);
-        }
-        self.accumulators.push_null(ply);
+        let child = self.make_null_move(ctx, board, ply)?;
         // The further the evaluation stands above beta, the less a search
         // is needed to confirm the cutoff.
         let reduction = params::nmp_base_reduction()

@@ -85,25 +85,13 @@ impl Searcher {
         let mut best_move = None;
         let side = board.pos.turn();
         while let Some(m) = picker.next_move() {
-            // The child's table entry is asked for as soon as the move is
-            // known: its load overlaps the pruning decisions and the move's
-            // making. A pruned move wastes one prefetch; the gain is larger.
-            let key_after = board.key_after(m);
-            ctx.tt.prefetch(key_after);
+            let key_after = Self::prefetch_child(ctx, board, m);
             // SEE pruning: a capture that loses material in the exchange
             // cannot raise a stand-pat score.
             if !in_check && !see_ge(&board.pos, m, 0) {
                 continue;
             }
-            // The few moves whose key the move alone does not tell (an
-            // en-passant square, a castling right) have their entry asked
-            // for again.
-            let child = board.play_from_key_after(m, key_after);
-            if child.key != key_after {
-                ctx.tt.prefetch(child.key);
-            }
-            self.accumulators
-                .push_move(ply, &board.pos, m, child.pos.board());
+            let child = self.make_move(ctx, board, ply, m, key_after);
             // The child's continuation correction is keyed by this move.
             self.stack[ply].played = Some(piece_to(side, m));
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1, ctx);
