@@ -184,7 +184,7 @@ mod tests {
             assert!(slice.span_bytes() >= len * 6);
             assert!(slice.iter().all(|v| *v == [0; 3]));
             for (i, v) in slice.iter_mut().enumerate() {
-                *v = [i as i16, -(i as i16), 7];
+                *v = [i as i16, (i as i16).wrapping_neg(), 7];
             }
             let copy = slice.clone();
             assert_eq!(copy.as_ptr() as usize % HUGE_PAGE, 0);
@@ -192,7 +192,7 @@ mod tests {
             assert!(copy
                 .iter()
                 .enumerate()
-                .all(|(i, v)| *v == [i as i16, -(i as i16), 7]));
+                .all(|(i, v)| *v == [i as i16, (i as i16).wrapping_neg(), 7]));
         }
     }
 
