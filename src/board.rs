@@ -3,10 +3,11 @@
 
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, MoveList, Position,
-    Role, Square,
+    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, MoveList, Piece,
+    Position, Role, Square,
 };
 
+use crate::delta::{Delta, Shape};
 use crate::movegen::en_passant_moves;
 
 /// A position together with its 64-bit Zobrist key.
@@ -66,34 +67,16 @@ impl Board {
     /// and `play_from_key_after` completes it into the child's key.
     #[inline]
     pub fn key_after(&self, m: Move) -> u64 {
-        let us = self.pos.turn();
+        let delta = Delta::of_move(&m, self.pos.turn());
+        let key = |(piece, square): (Piece, Square)| piece_key(square, piece.role, piece.color);
+        let ([r0, r1], [a0, a1]) = (delta.removed, delta.added);
         self.key
             ^ turn_key()
-            ^ match m {
-                Move::Normal {
-                    role,
-                    from,
-                    capture,
-                    to,
-                    promotion,
-                } => {
-                    piece_key(from, role, us)
-                        ^ piece_key(to, promotion.unwrap_or(role), us)
-                        ^ capture.map_or(0, |captured| piece_key(to, captured, !us))
-                }
-                Move::EnPassant { from, to } => {
-                    piece_key(from, Role::Pawn, us)
-                        ^ piece_key(to, Role::Pawn, us)
-                        ^ piece_key(Square::from_coords(to.file(), from.rank()), Role::Pawn, !us)
-                }
-                Move::Castle { king, rook } => {
-                    let side = CastlingSide::from_king_side(king < rook);
-                    piece_key(king, Role::King, us)
-                        ^ piece_key(rook, Role::Rook, us)
-                        ^ piece_key(side.king_to(us), Role::King, us)
-                        ^ piece_key(side.rook_to(us), Role::Rook, us)
-                }
-                Move::Put { .. } => unreachable!("no drops in standard chess"),
+            ^ match delta.shape {
+                Shape::Quiet => key(r0) ^ key(a0),
+                Shape::Capture => key(r0) ^ key(r1) ^ key(a0),
+                Shape::Castle => key(r0) ^ key(r1) ^ key(a0) ^ key(a1),
+                Shape::Drop => unreachable!("no drops in standard chess"),
             }
     }
 

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod board;
 pub mod build_info;
 pub mod correction;
+pub mod delta;
 pub mod engine;
 pub mod eval;
 #[cfg(feature = "fault-injection")]

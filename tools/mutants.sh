@@ -375,7 +375,7 @@ mutant view-flip-ranks-ignored src/nnue/features.rs \
     's/flip: (orient_rank(perspective, Square::A1) as u8) ^/flip: 0 ^/' "$index"
 # --- a move's shape picks the columns an update applies (src/nnue/) --------
 incremental='cargo test --release -p kiraly --lib nnue::accumulator::tests::incremental_updates_equal_a_refresh'
-mutant delta-capture-as-quiet src/nnue/features.rs \
+mutant delta-capture-as-quiet src/delta.rs \
     's/shape: Shape::Capture,/shape: Shape::Quiet,/' "$incremental"
 mutant update-castle-rook-left src/nnue/accumulator.rs \
     's/&\[column(added\[0\]), column(added\[1\])\],/\&[column(added[0]), column(removed[1])],/' "$incremental"
@@ -397,7 +397,7 @@ mutant key-castling-rights-ignored src/board.rs \
 mutant key-child-en-passant-ignored src/board.rs \
     's/ ^ en_passant_key(\&self.pos) ^ en_passant_key(\&pos);/ ^ en_passant_key(\&self.pos);/' "$keys"
 mutant key-after-capture-ignored src/board.rs \
-    's/\^ capture.map_or(0, |captured| piece_key(to, captured, !us))/^ 0/' \
+    's/Shape::Capture => key(r0) ^ key(r1) ^ key(a0),/Shape::Capture => key(r0) ^ key(a0),/' \
     'cargo test --release -p kiraly --lib board::tests::key_after_is_the_child_key_for_plain_moves'
 mutant key-after-null-turn-ignored src/board.rs \
     's/        self.key ^ turn_key()$/        self.key/' "$keys"

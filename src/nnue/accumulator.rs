@@ -4,9 +4,10 @@
 
 use shakmaty::{Board, Chess, Color, Piece, Position, Square};
 
-use super::features::{Delta, Shape, View};
+use super::features::View;
 use super::simd::{self, Column};
 use super::{Network, HIDDEN};
+use crate::delta::{Delta, Shape};
 
 /// Both sides' accumulators (indexed by `Color as usize`: Black 0, White 1,
 /// as shakmaty orders colours) and how each side viewed the board.

@@ -15,9 +15,10 @@
 
 use shakmaty::{Board, Chess, Color, Move, Position, Role};
 
-use super::features::{Delta, View};
+use super::features::View;
 use super::refresh_cache::RefreshCache;
 use super::{Accumulator, Network};
+use crate::delta::Delta;
 
 /// How a ply's position came from its parent's.
 #[derive(Clone, Copy)]
