@@ -2,8 +2,9 @@
 //! node: the net's first-layer weights, the continuation history and the
 //! transposition table. Each is placed on 2 MB boundaries and, on Linux,
 //! advised onto transparent huge pages, so that one TLB entry covers 2 MB of
-//! it instead of 4 KB: a table of a megabyte or more read at random misses
-//! the TLB on 4 KB pages far more often than it misses the cache.
+//! it instead of 4 KB: the first-level TLB of a current x86-64 core covers
+//! a few hundred KB of 4 KB pages, so a table of a megabyte or more read at
+//! random would miss it at most reads.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
@@ -17,8 +18,9 @@ pub const PAGE: usize = 4096;
 /// Types for which all-zero bytes are a valid value.
 ///
 /// # Safety
-/// An implementor must have no padding and accept every all-zero bit
-/// pattern (integers, arrays of them, atomics of them).
+/// An implementor must take the all-zero bit pattern as a valid value and
+/// own nothing that needs dropping (integers, arrays of them, atomics of
+/// them): the memory is handed out zeroed and freed without drops.
 pub unsafe trait ZeroIsValid {}
 
 // SAFETY: integers of every width take all-zero bytes as 0.
@@ -33,8 +35,8 @@ unsafe impl<T: ZeroIsValid, const N: usize> ZeroIsValid for [T; N] {}
 /// 8, 2 MB more than needed) rather than with 2 MB alignment: the allocator
 /// serves a small alignment of a large block with `calloc`, whose fresh
 /// pages the system zeroes lazily at their first touch, while a large
-/// alignment makes it write every byte itself (16.6 s for a 4 GB table at
-/// 478e9c9). The values start at the first 2 MB boundary inside.
+/// alignment makes it write every byte itself (seconds for a table of
+/// gigabytes). The values start at the first 2 MB boundary inside.
 pub struct HugePageSlice<T: ZeroIsValid> {
     base: NonNull<u8>,
     layout: Layout,
