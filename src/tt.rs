@@ -15,14 +15,14 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use shakmaty::{Chess, Move, Position, Role, Square};
 
-use crate::huge_pages::ZeroIsValid;
+use crate::huge_pages::{HugePageSlice, ZeroIsValid};
 use crate::movegen::is_legal;
 use crate::parameters as params;
 use crate::score::{from_tt, to_tt};
 
 mod memory;
 
-use memory::{in_parallel, touch_pages, zeroed_buckets, BucketMemory, PARALLEL_BYTES};
+use memory::{in_parallel, touch_pages, PARALLEL_BYTES};
 
 pub const MB: usize = 1024 * 1024;
 
@@ -224,7 +224,7 @@ fn age_of(data: u64) -> u8 {
 }
 
 pub struct TranspositionTable {
-    buckets: BucketMemory,
+    buckets: HugePageSlice<Bucket>,
     age: AtomicU8,
 }
 
@@ -234,7 +234,7 @@ impl TranspositionTable {
     pub fn new(megabytes: usize) -> Result<TranspositionTable, String> {
         let count = (megabytes.max(1) * MB / std::mem::size_of::<Bucket>()).max(1);
         Ok(TranspositionTable {
-            buckets: zeroed_buckets(count)
+            buckets: HugePageSlice::try_zeroed(count)
                 .ok_or_else(|| format!("cannot allocate {megabytes} MB for the hash table"))?,
             age: AtomicU8::new(0),
         })

@@ -4,19 +4,11 @@
 use super::{Bucket, MB};
 use crate::huge_pages::{HugePageSlice, PAGE};
 
-/// The table's memory: `count` buckets on huge pages, all zero.
-pub(super) type BucketMemory = HugePageSlice<Bucket>;
-
-/// `count` empty buckets, or `None` when the memory cannot be had.
-pub(super) fn zeroed_buckets(count: usize) -> Option<BucketMemory> {
-    HugePageSlice::try_zeroed(count)
-}
-
 /// Writes a zero byte (over a zero) to every page of the table's memory,
 /// the pages split among the machine's cores, so that the system backs
 /// them now. Skipped where the table is larger than the machine's memory:
 /// touching it all could only push it out again.
-pub(super) fn touch_pages(memory: &mut BucketMemory) {
+pub(super) fn touch_pages(memory: &mut HugePageSlice<Bucket>) {
     let len = memory.span_bytes();
     if !fits_in_memory(len) {
         return;
