@@ -128,9 +128,8 @@ impl Searcher {
             if !see_ge(&board.pos, m, probcut_beta - node.static_eval) {
                 continue;
             }
-            let child = board.play(m);
-            self.accumulators
-                .push_move(ply, &board.pos, m, child.pos.board());
+            let key_after = Self::prefetch_child(ctx, board, m);
+            let child = self.make_move(ctx, board, ply, m, key_after);
             self.keys.push(board.key);
             self.stack[ply].played = Some(piece_to(side, m));
             let mut score = -self.qsearch(&child, -probcut_beta, -probcut_beta + 1, ply + 1, ctx);
