@@ -318,6 +318,9 @@ mutant selfplay-snapshot-copies-a-cut-record tools/selfplay.py \
 mutant selfplay-burst-parts-overfull tools/selfplay.py \
     's/            if out is None or parts\[-1\]\["bytes"\] + (end - start) > part_bytes:/            if out is None or parts[-1]["bytes"] > part_bytes:/' \
     "$py -m unittest tools.test_selfplay.SelfPlayService.test_burst_parts_import_and_no_resume"
+mutant selfplay-burst-parts-over-64-mib tools/selfplay.py \
+    's/^BURST_MAX_PARTS = 4$/BURST_MAX_PARTS = 5/' \
+    "$py -m unittest tools.test_selfplay.BurstDefaults"
 mutant selfplay-burst-file-resumed tools/selfplay.py \
     's/ and "burst" not in load_sidecar(f)\]/]/' \
     "$py -m unittest tools.test_selfplay.SelfPlayService.test_burst_parts_import_and_no_resume"

@@ -83,9 +83,11 @@ MAX_RESTARTS = 5
 RESTART_WINDOW = 600
 NO_PAUSE_ENV = "KIRALY_NO_GENERATOR_PAUSE"
 # A burst's parts: under the 16 MiB a file the device tool brings back, and
-# with the manifest no more than the 8 files it brings back.
+# with the manifest and a log within the 8 files and 64 MiB in all it brings
+# back. Four parts hold about 14M positions, over half an hour of 16 cores'
+# datagen: more than one command of a lease (10 minutes) can write.
 BURST_PART_BYTES = 15 << 20
-BURST_MAX_PARTS = 7
+BURST_MAX_PARTS = 4
 # How long a stopped burst's datagen has to exit before it is killed.
 BURST_STOP_SECS = 10
 

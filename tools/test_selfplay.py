@@ -13,7 +13,8 @@ new `start` resumes the same file; `kiraly bench` holds it too.
 are whole games within their size, together exactly the games a plain
 `datagen play` of that seed writes; it stops at its time; `import` joins the
 parts into a data-folder file with its sidecar, refuses a part that is not
-the manifest's, and `start` never resumes the imported file.
+the manifest's, and `start` never resumes the imported file. Its default
+parts fit the files and bytes the device tool brings back.
 """
 
 import json
@@ -26,8 +27,11 @@ import threading
 import time
 import unittest
 
-from test_datagen_pgn import datagen_path, read_records
-from test_match import REPO, require_engine
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import selfplay  # noqa: E402  (the burst's defaults)
+from test_datagen_pgn import datagen_path, read_records  # noqa: E402
+from test_match import REPO, require_engine  # noqa: E402
 
 SELFPLAY = os.path.join(REPO, "tools", "selfplay.py")
 MATCH = os.path.join(REPO, "tools", "match.py")
@@ -49,6 +53,16 @@ def wait_for(predicate, timeout=30.0, step=0.05):
             return value
         time.sleep(step)
     return predicate()
+
+
+class BurstDefaults(unittest.TestCase):
+    def test_default_parts_fit_what_the_device_tool_brings_back(self):
+        # The device tool brings back at most 8 files of at most 16 MiB each
+        # and 64 MiB in all; beside the parts come the manifest and a log.
+        self.assertLess(selfplay.BURST_PART_BYTES, 16 << 20)
+        self.assertLessEqual(selfplay.BURST_MAX_PARTS + 2, 8)
+        parts_and_beside = selfplay.BURST_MAX_PARTS * selfplay.BURST_PART_BYTES + (1 << 20)
+        self.assertLessEqual(parts_and_beside, 64 << 20)
 
 
 @unittest.skipUnless(sys.platform.startswith("linux"), "the service uses /proc and signals")
