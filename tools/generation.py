@@ -4,6 +4,7 @@
     tools/generation.py train NAME --data F [--data F ...] --init START --seed S
     tools/generation.py screen NET --base ENGINE --seed S
     tools/generation.py accept NET --base ENGINE --seed S
+    tools/generation.py keep NET
 
 The recipe of the nets since generation 10 (nets/README.md), kept in one
 place so that a new machine (whose data folder starts empty) and a reader of
@@ -22,6 +23,10 @@ the docs run the same thing:
   capped at 400 games, the generator paused by match.py while it plays.
   `--games` plays a part of fixed length instead (added to other parts by
   tools/match_parts.py).
+* `keep` copies a candidate that passed its screen into the repository's
+  nets/candidates/ as NAME-HASH.nnue (its hash checked by `datagen
+  net-hash`), to be committed: the data folder goes with its machine, and a
+  candidate whose clock test spans sessions must outlive it.
 
 Both matches: `Hash 16`, `Threads 1`, two games at a time,
 tools/books/noob_3moves_500.epd in random order; PGN and the JSON summary go
@@ -41,6 +46,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOOK = os.path.join(REPO, "tools", "books", "noob_3moves_500.epd")
 MATCH = os.path.join(REPO, "tools", "match.py")
 DEFAULT_TRAINER = os.path.join(REPO, "target", "native", "release", "trainer")
+CANDIDATES = os.path.join(REPO, "nets", "candidates")
 
 # The generation recipe (docs/evaluation.md, "Training").
 KING_BUCKETS = 4
@@ -119,6 +125,39 @@ def cmd_match(args, kind: str) -> int:
     return run(match_command(args, kind), args.dry_run)
 
 
+def default_datagen() -> str:
+    """$DATAGEN_BIN, else the service's profiled build, else the plain one."""
+    for path in (os.environ.get("DATAGEN_BIN"),
+                 os.path.join(REPO, "target", "pgo", "datagen-for-selfplay"),
+                 os.path.join(REPO, "target", "release", "datagen")):
+        if path and os.path.isfile(path):
+            return path
+    return "datagen"
+
+
+def cmd_keep(args) -> int:
+    check = subprocess.run([args.datagen, "net-hash", "--net", args.net],
+                           capture_output=True, text=True)
+    if check.returncode != 0:
+        print(f"generation: {args.net} is not a net the engine loads: {check.stderr.strip()}",
+              file=sys.stderr)
+        return 1
+    kept = os.path.join(args.dest, f"{candidate_name(args.net)}-{check.stdout.strip()[:8]}.nnue")
+    with open(args.net, "rb") as f:
+        data = f.read()
+    if os.path.exists(kept):
+        with open(kept, "rb") as f:
+            if f.read() != data:
+                print(f"generation: {kept} exists with other bytes; not replaced", file=sys.stderr)
+                return 1
+    else:
+        os.makedirs(args.dest, exist_ok=True)
+        with open(kept, "wb") as f:
+            f.write(data)
+    print(f"generation: kept {kept}: commit it before the machine goes")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="generation", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -139,6 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     t.add_argument("--trainer", default=DEFAULT_TRAINER,
                    help="trainer binary [default: target/native/release/trainer, from `make trainer`]")
+
+    k = sub.add_parser("keep", help="copy a screened candidate into nets/candidates/ to commit")
+    k.add_argument("net", help="the candidate .nnue")
+    k.add_argument("--datagen", default=default_datagen(),
+                   help="datagen binary, whose net-hash checks the file")
+    k.add_argument("--dest", default=CANDIDATES, help="[default: the repository's nets/candidates]")
 
     for kind, text in (("screen", "the candidate against the built-in net at fixed nodes"),
                        ("accept", "the acceptance at 8+0.08, SPRT [0, 5] capped at 400 games")):
@@ -164,6 +209,8 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "train":
         return cmd_train(args)
+    if args.command == "keep":
+        return cmd_keep(args)
     return cmd_match(args, args.command)
 
 

@@ -338,6 +338,9 @@ mutant generation-lambda-changed tools/generation.py \
 mutant generation-net-written-elsewhere tools/generation.py \
     's/"--out", os.path.join(args.out_dir, "nets", args.name),/"--out", os.path.join("nets", args.name),/' \
     "$py -m unittest tools.test_generation.TinyGeneration"
+mutant generation-keep-unchecked tools/generation.py \
+    's/    if check.returncode != 0:/    if False:/' \
+    "$py -m unittest tools.test_generation.KeepCandidate"
 # --- the move played is the move shown (engine-tests/move_shown.rs) --------
 mutant played-line-not-shown src/threadpool.rs \
     's/    show_played_line(searcher, &played, job, started_pondering);/    let _ = show_played_line;/' \

@@ -73,6 +73,43 @@ class Recipe(unittest.TestCase):
         self.assertNotIn("--sprt", argv)
 
 
+class KeepCandidate(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="kiraly-keep-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def keep(self, net):
+        return subprocess.run([sys.executable, SCRIPT, "keep", net, "--datagen", datagen_path(self),
+                               "--dest", os.path.join(self.tmp, "kept")],
+                              capture_output=True, text=True, timeout=60)
+
+    def test_a_net_is_copied_under_its_name_and_hash(self):
+        net = os.path.join(self.tmp, "nets", "g13-z", "final.nnue")
+        os.makedirs(os.path.dirname(net))
+        shutil.copy(os.path.join(REPO, "nets", "default.nnue"), net)
+        for _ in range(2):  # keeping it again is no error
+            out = self.keep(net)
+            self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        hash_ = subprocess.run([datagen_path(self), "net-hash", "--net", net],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        with open(net, "rb") as a, \
+                open(os.path.join(self.tmp, "kept", f"g13-z-{hash_[:8]}.nnue"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
+    def test_a_damaged_net_is_refused(self):
+        with open(os.path.join(REPO, "nets", "default.nnue"), "rb") as f:
+            data = bytearray(f.read())
+        data[-1] ^= 1
+        net = os.path.join(self.tmp, "bad.nnue")
+        with open(net, "wb") as f:
+            f.write(data)
+        out = self.keep(net)
+        self.assertEqual(out.returncode, 1, out.stdout + out.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "kept")))
+
+
 class TinyGeneration(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="kiraly-generation-test-")
