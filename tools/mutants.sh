@@ -341,6 +341,10 @@ mutant generation-net-written-elsewhere tools/generation.py \
 mutant generation-keep-unchecked tools/generation.py \
     's/    if check.returncode != 0:/    if False:/' \
     "$py -m unittest tools.test_generation.KeepCandidate"
+# --- a commit's engine built (tools/test_build_commit.py) ------------------
+mutant build-commit-worktree-left tools/build_commit.sh \
+    's/^trap cleanup EXIT$/trap - EXIT/' \
+    "$py -m unittest tools.test_build_commit"
 # --- the move played is the move shown (engine-tests/move_shown.rs) --------
 mutant played-line-not-shown src/threadpool.rs \
     's/    show_played_line(searcher, &played, job, started_pondering);/    let _ = show_played_line;/' \
