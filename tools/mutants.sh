@@ -272,6 +272,9 @@ mutant spsa-a-without-big-a tools/spsa.py \
     's/a_k = a \/ (big_a + k) \*\* alpha/a_k = a \/ k ** alpha/' "$spsa_math"
 mutant spsa-no-least-int-step tools/spsa.py 's/^MIN_INT_C = 0.5/MIN_INT_C = 0.0/' "$spsa_math"
 mutant spsa-nearest-rounding tools/spsa.py 's/math.floor(up + u)/round(up)/' "$spsa_math"
+mutant spsa-slice-forgets-match-args tools/spsa.py \
+    's/    for key in ("engine", "tc", "nodes", "book", "hash", "match_args"):/    for key in ("engine", "tc", "nodes", "book"):/' \
+    "$py -m unittest tools.test_spsa.Resume"
 mutant spsa-plus-unclamped tools/spsa.py \
     's/plus\[p\["name"\]\] = int(clamp(math.floor(up + u), p\["min"\], p\["max"\]))/plus[p["name"]] = int(math.floor(up + u))/' \
     "$spsa_math"

@@ -385,8 +385,8 @@ def parse_args(argv):
     p.add_argument("--nodes", type=int, help="node limit per move instead of (or with) --tc")
     p.add_argument("--book", help="opening book (EPD or PGN), played in random order")
     p.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
-    p.add_argument("--hash", type=int, default=16, help="Hash of each engine, MiB (default 16)")
-    p.add_argument("--match-args", default="",
+    p.add_argument("--hash", type=int, help="Hash of each engine, MiB (default 16)")
+    p.add_argument("--match-args",
                    help="more arguments for match.py, e.g. \"--maxmoves 200\"")
     p.add_argument("--seed", type=int, help="seed of the flips and openings (default random)")
     p.add_argument("--report-every", type=int, default=10,
@@ -412,9 +412,10 @@ def run(args):
         params = select(read_parameters(args.parameters_file), args.params)
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
         state = new_state(params, args.iterations or 1000, args.pairs or 1, seed)
-    # The games' settings come from this command line, else from the start.
+    # The games' settings come from this command line, else from the start
+    # (a slice of a long tune names only the engine and the state).
     settings = state["match"]
-    for key in ("engine", "tc", "nodes", "book"):
+    for key in ("engine", "tc", "nodes", "book", "hash", "match_args"):
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
     if not settings.get("engine"):
@@ -428,8 +429,8 @@ def run(args):
               f"seed {state['seed']}", flush=True)
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     play = match_player(settings["engine"], settings.get("tc"), settings.get("nodes"),
-                        settings.get("book"), args.concurrency, args.hash,
-                        shlex.split(args.match_args), log)
+                        settings.get("book"), args.concurrency, settings.get("hash", 16),
+                        shlex.split(settings.get("match_args", "")), log)
     try:
         while state["iteration"] < state["iterations"]:
             started = time.monotonic()

@@ -226,7 +226,8 @@ class Apply(unittest.TestCase):
 
 class Resume(unittest.TestCase):
     """A tune through match.py with mock engines, killed mid-iteration and
-    started again with the same command."""
+    started again as a slice of a long tune: only the engine and the state
+    named, the rest of the settings kept by the state."""
 
     ITERATIONS = 8
 
@@ -234,7 +235,10 @@ class Resume(unittest.TestCase):
         return [sys.executable, SPSA, "--engine", f"{sys.executable} {MOCK}",
                 "--nodes", "1", "--params", "rfp_margin,lmr_quiet_base_1024",
                 "--iterations", str(self.ITERATIONS), "--seed", "7", "--state", state,
-                "--match-args", f"--maxmoves 3 --uci-timeout {HUNG // 2}"]
+                "--hash", "8", "--match-args", f"--maxmoves 3 --uci-timeout {HUNG // 2}"]
+
+    def slice_command(self, state):
+        return [sys.executable, SPSA, "--engine", f"{sys.executable} {MOCK}", "--state", state]
 
     def read(self, path):
         try:
@@ -267,7 +271,7 @@ class Resume(unittest.TestCase):
         killed_at = self.read(path)["iteration"]
         self.assertLess(killed_at, self.ITERATIONS)
 
-        second = subprocess.run(self.command(path), capture_output=True, text=True,
+        second = subprocess.run(self.slice_command(path), capture_output=True, text=True,
                                 timeout=HUNG)
         self.assertEqual(second.returncode, 0, second.stderr)
         self.assertIn(f"resuming {path} after iteration {killed_at}", second.stdout)
@@ -292,6 +296,8 @@ class Resume(unittest.TestCase):
         for got, want in zip(state["params"], replay["params"]):
             self.assertAlmostEqual(got["value"], want["value"], places=9)
         self.assertEqual(state["match"]["nodes"], 1)
+        self.assertEqual(state["match"]["hash"], 8)
+        self.assertEqual(state["match"]["match_args"], f"--maxmoves 3 --uci-timeout {HUNG // 2}")
 
 
 if __name__ == "__main__":
