@@ -348,6 +348,13 @@ mutant generation-keep-unchecked tools/generation.py \
 mutant build-commit-worktree-left tools/build_commit.sh \
     's/^trap cleanup EXIT$/trap - EXIT/' \
     "$py -m unittest tools.test_build_commit"
+# --- the root's moves: searchmoves and MultiPV (engine-tests/uci_features.rs)
+mutant root-searchmoves-ignored src/search/root.rs \
+    's/self.root.every_legal_move = legal.len() == legal_count;/self.root.every_legal_move = true;/' \
+    'cargo test --release --test uci_features go_mate_and_searchmoves_follow_the_spec'
+mutant root-multipv-lines-repeated src/search/node.rs \
+    's/root_restricted = !self.root.every_legal_move || !self.root.excluded.is_empty();/root_restricted = !self.root.every_legal_move;/' \
+    'cargo test --release --test uci_features multipv_reports_distinct_lines_best_first'
 # --- the move played is the move shown (engine-tests/move_shown.rs) --------
 mutant played-line-not-shown src/threadpool.rs \
     's/    show_played_line(searcher, &played, job, started_pondering);/    let _ = show_played_line;/' \

@@ -48,6 +48,7 @@
 
 mod scored;
 
+use arrayvec::ArrayVec;
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role};
 
 use crate::history::{ButterflyHistory, ButterflySide, CaptureHistory, PIECE_TO};
@@ -59,6 +60,10 @@ pub use scored::ScoredMoves;
 
 /// Room for the legal moves of any chess position (at most 218).
 pub(crate) const MAX_MOVES: usize = 256;
+
+/// The ordering scores of a move list, index for index. Only the scores
+/// pushed exist: a node does not zero room for 256 of them.
+pub type Scores = ArrayVec<i32, MAX_MOVES>;
 
 /// The learned tables that order the moves of a node. The picker is given
 /// them at each call, as the search updates them between its moves.
@@ -208,7 +213,9 @@ pub struct MovePicker<'a> {
     /// The killers, then the counter-move: distinct, none the table move.
     refutations: [Option<Move>; 3],
     moves: MoveList,
-    scores: [i32; MAX_MOVES],
+    /// The scores of `moves[..scores.len()]`: the noisy moves of stage 2,
+    /// zero for the underpromotions, and the quiet moves once scored.
+    scores: Scores,
     /// The next index of the current stage.
     next: usize,
     /// Noisy moves found to lose material, at `0..bad_end`.
@@ -261,7 +268,7 @@ impl<'a> MovePicker<'a> {
             tt_move,
             refutations,
             moves: MoveList::new(),
-            scores: [0; MAX_MOVES],
+            scores: Scores::new(),
             next: 0,
             bad_end: 0,
             noisy_end: 0,
@@ -449,8 +456,12 @@ impl<'a> MovePicker<'a> {
             self.quiet_start = self.moves.len();
         }
         let side = pos.turn();
-        for i in 0..self.noisy_end {
-            self.scores[i] = ctx.noisy_score(side, self.moves[i]);
+        for &m in &self.moves[..self.noisy_end] {
+            self.scores.push(ctx.noisy_score(side, m));
+        }
+        // The underpromotions come unscored, in their order.
+        for _ in self.noisy_end..self.quiet_start {
+            self.scores.push(0);
         }
     }
 
@@ -516,8 +527,9 @@ impl<'a> MovePicker<'a> {
             }
         }
         let scorer = ctx.quiet_scorer(self.pos.turn(), self.threats());
-        for i in self.quiet_start..self.moves.len() {
-            self.scores[i] = scorer.score(self.moves[i]);
+        debug_assert_eq!(self.scores.len(), self.quiet_start);
+        for &m in &self.moves[self.quiet_start..] {
+            self.scores.push(scorer.score(m));
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use shakmaty::{Move, MoveList, Role};
 
-use super::{select_best, MAX_MOVES};
+use super::{select_best, Scores};
 use crate::parameters as params;
 use crate::tt::PackedMove;
 
@@ -42,27 +42,32 @@ pub fn mvv_lva(m: Move) -> Option<i32> {
     Some(score)
 }
 
-/// The moves of a quiescence or ProbCut node, borrowed from the caller's
-/// stack, with their MVV-LVA scores: the whole list is scored at once and
-/// the next best move selected lazily. Borrowing (rather than owning) the
-/// move list keeps it from being copied at every node.
+/// The moves of a quiescence or ProbCut node with their MVV-LVA scores,
+/// both lists borrowed from the caller's stack: the whole list is scored at
+/// once and the next best move selected lazily. Borrowing (rather than
+/// owning) the lists keeps them from being copied at every node (the score
+/// list alone has room for 1 KB).
 pub struct ScoredMoves<'a> {
     moves: &'a mut MoveList,
-    scores: [i32; MAX_MOVES],
+    scores: &'a mut Scores,
     next: usize,
 }
 
 impl<'a> ScoredMoves<'a> {
     /// Captures and queen promotions only, by MVV-LVA (quiescence search,
-    /// ProbCut).
-    pub fn noisy(moves: &'a mut MoveList, tt_move: PackedMove) -> ScoredMoves<'a> {
-        let mut scores = [0i32; MAX_MOVES];
+    /// ProbCut). `scores` is emptied first.
+    pub fn noisy(
+        moves: &'a mut MoveList,
+        scores: &'a mut Scores,
+        tt_move: PackedMove,
+    ) -> ScoredMoves<'a> {
+        scores.clear();
         let mut kept = 0;
         for i in 0..moves.len() {
             let m = moves[i];
             if let Some(s) = mvv_lva(m) {
                 moves[kept] = m;
-                scores[kept] = if tt_move.matches(m) { TT_MOVE } else { s };
+                scores.push(if tt_move.matches(m) { TT_MOVE } else { s });
                 kept += 1;
             }
         }
@@ -75,16 +80,20 @@ impl<'a> ScoredMoves<'a> {
     }
 
     /// Every move, the TT move first and captures by MVV-LVA (check
-    /// evasions in the quiescence search).
-    pub fn evasions(moves: &'a mut MoveList, tt_move: PackedMove) -> ScoredMoves<'a> {
-        let mut scores = [0i32; MAX_MOVES];
-        for (i, &m) in moves.iter().enumerate() {
-            scores[i] = if tt_move.matches(m) {
+    /// evasions in the quiescence search). `scores` is emptied first.
+    pub fn evasions(
+        moves: &'a mut MoveList,
+        scores: &'a mut Scores,
+        tt_move: PackedMove,
+    ) -> ScoredMoves<'a> {
+        scores.clear();
+        scores.extend(moves.iter().map(|&m| {
+            if tt_move.matches(m) {
                 TT_MOVE
             } else {
                 mvv_lva(m).map_or(0, |s| NOISY + s)
-            };
-        }
+            }
+        }));
         ScoredMoves {
             moves,
             scores,
@@ -99,7 +108,7 @@ impl<'a> ScoredMoves<'a> {
         if self.next >= n {
             return None;
         }
-        let m = select_best(self.moves, &mut self.scores, self.next, n);
+        let m = select_best(self.moves, self.scores, self.next, n);
         self.next += 1;
         Some(m)
     }

@@ -543,8 +543,12 @@ fn each_stage_comes_best_score_first() {
             .copied()
             .find(|&m| scored::mvv_lva(m).is_some())
             .filter(|_| rng.below(2) == 0);
-        let mut scored =
-            ScoredMoves::noisy(&mut captures, tt.map_or(PackedMove::NONE, PackedMove::new));
+        let mut scores = Scores::new();
+        let mut scored = ScoredMoves::noisy(
+            &mut captures,
+            &mut scores,
+            tt.map_or(PackedMove::NONE, PackedMove::new),
+        );
         let mut order = Vec::new();
         while let Some(m) = scored.next_move() {
             order.push(m);

@@ -250,6 +250,7 @@ impl Searcher {
                 keys_len: 0,
                 depth: 0,
                 moves: Vec::with_capacity(256),
+                every_legal_move: true,
                 lines: 0,
                 soft_scale: 1.0,
                 best: None,

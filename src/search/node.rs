@@ -342,11 +342,15 @@ impl Searcher {
         // yet are searched; none is mate or stalemate. Elsewhere a node
         // without legal moves is found after the move loop.
         let mut root_moves = MoveList::new();
+        // Whether a root move must be looked up in `root_moves` (the loop
+        // would otherwise scan them for every move).
+        let mut root_restricted = false;
         if root {
             root_moves = self.root_moves_left();
             if root_moves.is_empty() {
                 return if in_check { mated_in(ply) } else { 0 };
             }
+            root_restricted = !self.root.every_legal_move || !self.root.excluded.is_empty();
         }
         // The table move, if it is legal here (a table entry may belong to
         // another position with the same index, or rarely the same key).
@@ -408,7 +412,7 @@ impl Searcher {
         // only: the loop updates them.
         while let Some(m) = picker.next_move(&self.ordering(continued)) {
             legal += 1;
-            if excluded == Some(m) || (root && !root_moves.contains(&m)) {
+            if excluded == Some(m) || (root_restricted && !root_moves.contains(&m)) {
                 continue;
             }
             let quiet = is_quiet(m);

@@ -9,7 +9,7 @@ use super::node::{NodeFacts, NonPv, Window};
 use super::{cacheable_eval, SearchContext, Searcher, MATE_BOUND};
 use crate::history::piece_to;
 use crate::movegen::noisy_moves;
-use crate::movepick::ScoredMoves;
+use crate::movepick::{ScoredMoves, Scores};
 use crate::parameters as params;
 use crate::score::TB_WIN_BOUND;
 use crate::see::see_ge;
@@ -123,7 +123,8 @@ impl Searcher {
         let side = board.pos.turn();
         let mut captures = MoveList::new();
         noisy_moves(&board.pos, &mut captures);
-        let mut picker = ScoredMoves::noisy(&mut captures, node.tt_move);
+        let mut scores = Scores::new();
+        let mut picker = ScoredMoves::noisy(&mut captures, &mut scores, node.tt_move);
         while let Some(m) = picker.next_move() {
             if !see_ge(&board.pos, m, probcut_beta - node.static_eval) {
                 continue;

@@ -7,7 +7,7 @@ use super::{cacheable_eval, SearchContext, Searcher, INFINITY, MAX_PLY};
 use crate::board::Board;
 use crate::history::piece_to;
 use crate::movegen::noisy_moves;
-use crate::movepick::ScoredMoves;
+use crate::movepick::{ScoredMoves, Scores};
 use crate::score::mated_in;
 use crate::see::see_ge;
 use crate::tt::{Bound, PackedMove, TtData};
@@ -57,6 +57,7 @@ impl Searcher {
         // are generated only now, as a table cutoff or (out of check) a
         // stand-pat cutoff makes them unnecessary.
         let mut moves = MoveList::new();
+        let mut scores = Scores::new();
         let mut raw_eval = -INFINITY;
         let mut best_score;
         let mut picker = if in_check {
@@ -65,7 +66,7 @@ impl Searcher {
                 return mated_in(ply);
             }
             best_score = -INFINITY;
-            ScoredMoves::evasions(&mut moves, tt_move)
+            ScoredMoves::evasions(&mut moves, &mut scores, tt_move)
         } else {
             // Stand pat: the side to move can usually do at least as well as
             // the static evaluation by declining every capture.
@@ -78,7 +79,7 @@ impl Searcher {
             alpha = alpha.max(stand_pat);
             best_score = stand_pat;
             noisy_moves(&board.pos, &mut moves);
-            ScoredMoves::noisy(&mut moves, tt_move)
+            ScoredMoves::noisy(&mut moves, &mut scores, tt_move)
         };
 
         let original_alpha = alpha;

@@ -59,6 +59,10 @@ pub(super) struct RootState {
     /// searchmoves` names): first the lines of the last completed
     /// iteration, best first, then the others.
     pub(super) moves: Vec<RootMove>,
+    /// `moves` holds every legal move (no `go searchmoves` left one out):
+    /// with nothing excluded, the root's move loop need not look each move
+    /// up in them.
+    pub(super) every_legal_move: bool,
     /// How many of `moves` lead a line of the last completed iteration.
     pub(super) lines: usize,
     /// The main thread's factor on the soft time limit, from how settled
@@ -151,9 +155,11 @@ impl Searcher {
         self.accumulators.start(ctx.net, root.pos.board());
 
         let mut legal = root.pos.legal_moves();
+        let legal_count = legal.len();
         if !ctx.limits.searchmoves.is_empty() {
             legal.retain(|m| ctx.limits.searchmoves.contains(m));
         }
+        self.root.every_legal_move = legal.len() == legal_count;
         self.root.moves.clear();
         self.root
             .moves
