@@ -386,7 +386,7 @@ best_first='cargo test --release -p kiraly --lib movepick::tests::each_stage_com
 mutant select-best-worst-first src/movepick/mod.rs \
     's/        if score > best_score {/        if score < best_score {/' "$best_first"
 mutant scored-noisy-table-move-unranked src/movepick/scored.rs \
-    's/scores.push(if tt_move.matches(m) { TT_MOVE } else { s });/scores.push(s);/' "$best_first"
+    's/mvv_lva(m).map(|s| if tt_move.matches(m) { TT_MOVE } else { s })/mvv_lva(m)/' "$best_first"
 # --- the net's input index from the view's precomputed parts (src/nnue/features.rs)
 index='cargo test --release -p kiraly --lib nnue::features::tests::indices_follow_the_definition'
 mutant view-flip-mirror-swapped src/nnue/features.rs \

@@ -55,45 +55,52 @@ pub struct ScoredMoves<'a> {
 
 impl<'a> ScoredMoves<'a> {
     /// Captures and queen promotions only, by MVV-LVA (quiescence search,
-    /// ProbCut). `scores` is emptied first.
+    /// ProbCut).
     pub fn noisy(
         moves: &'a mut MoveList,
         scores: &'a mut Scores,
         tt_move: PackedMove,
     ) -> ScoredMoves<'a> {
-        scores.clear();
-        let mut kept = 0;
-        for i in 0..moves.len() {
-            let m = moves[i];
-            if let Some(s) = mvv_lva(m) {
-                moves[kept] = m;
-                scores.push(if tt_move.matches(m) { TT_MOVE } else { s });
-                kept += 1;
-            }
-        }
-        moves.truncate(kept);
-        ScoredMoves {
-            moves,
-            scores,
-            next: 0,
-        }
+        ScoredMoves::keep_scored(moves, scores, |m| {
+            mvv_lva(m).map(|s| if tt_move.matches(m) { TT_MOVE } else { s })
+        })
     }
 
     /// Every move, the TT move first and captures by MVV-LVA (check
-    /// evasions in the quiescence search). `scores` is emptied first.
+    /// evasions in the quiescence search).
     pub fn evasions(
         moves: &'a mut MoveList,
         scores: &'a mut Scores,
         tt_move: PackedMove,
     ) -> ScoredMoves<'a> {
-        scores.clear();
-        scores.extend(moves.iter().map(|&m| {
-            if tt_move.matches(m) {
+        ScoredMoves::keep_scored(moves, scores, |m| {
+            Some(if tt_move.matches(m) {
                 TT_MOVE
             } else {
                 mvv_lva(m).map_or(0, |s| NOISY + s)
+            })
+        })
+    }
+
+    /// Keeps the moves `score` gives a score, in their order, with their
+    /// scores (`scores` is emptied first).
+    #[inline]
+    fn keep_scored(
+        moves: &'a mut MoveList,
+        scores: &'a mut Scores,
+        score: impl Fn(Move) -> Option<i32>,
+    ) -> ScoredMoves<'a> {
+        scores.clear();
+        let mut kept = 0;
+        for i in 0..moves.len() {
+            let m = moves[i];
+            if let Some(s) = score(m) {
+                moves[kept] = m;
+                scores.push(s);
+                kept += 1;
             }
-        }));
+        }
+        moves.truncate(kept);
         ScoredMoves {
             moves,
             scores,
