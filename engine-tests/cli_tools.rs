@@ -137,7 +137,7 @@ fn speedtest_reports_nodes_and_speed() {
 }
 
 /// `speedtest THREADS MS`: each of the bench positions is searched for MS
-/// milliseconds (so the run lasts at least that long in all), by THREADS
+/// milliseconds, by THREADS
 /// threads (the CPU time of the search threads other than the busiest, read
 /// while it runs, shows whether helpers searched: the search threads live
 /// for the whole run; only they are counted, not the main thread or the
@@ -168,8 +168,14 @@ fn speedtest_arguments_take_effect() {
         let total: u64 = search_threads.values().sum();
         let elapsed = started.elapsed();
         assert!(status.success());
+        // A position whose mate the search has proven stops early: five of
+        // the bench's 40 do within 10 ms at `go movetime 30` (more may on a
+        // faster machine), and the run counted on the table clears between
+        // positions to make up for them, which failed CI once (1.198 s).
+        // So only half the positions' time is asked for; an ignored MS
+        // (1 ms each) stays far below it.
         assert!(
-            elapsed >= Duration::from_millis(positions * ms),
+            elapsed >= Duration::from_millis(positions * ms / 2),
             "speedtest {threads} {ms} took {elapsed:?} for {positions} positions"
         );
         let others = total.saturating_sub(busiest);
