@@ -136,8 +136,14 @@ def default_datagen() -> str:
 
 
 def cmd_keep(args) -> int:
-    check = subprocess.run([args.datagen, "net-hash", "--net", args.net],
-                           capture_output=True, text=True)
+    try:
+        check = subprocess.run([args.datagen, "net-hash", "--net", args.net],
+                               capture_output=True, text=True)
+    except OSError as e:
+        print(f"generation: {args.datagen} (datagen, to check the net): {e}; "
+              "build it with `cargo build --release -p datagen` or give --datagen",
+              file=sys.stderr)
+        return 2
     if check.returncode != 0:
         print(f"generation: {args.net} is not a net the engine loads: {check.stderr.strip()}",
               file=sys.stderr)

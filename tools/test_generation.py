@@ -110,6 +110,17 @@ class KeepCandidate(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "kept")))
 
 
+    def test_a_missing_datagen_is_named(self):
+        out = subprocess.run([sys.executable, SCRIPT, "keep",
+                              os.path.join(REPO, "nets", "default.nnue"),
+                              "--datagen", os.path.join(self.tmp, "no-datagen"),
+                              "--dest", os.path.join(self.tmp, "kept")],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 2, out.stderr)
+        self.assertIn("no-datagen", out.stderr)
+        self.assertNotIn("Traceback", out.stderr)
+
+
 class TinyGeneration(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="kiraly-generation-test-")
