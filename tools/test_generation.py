@@ -80,8 +80,9 @@ class KeepCandidate(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def keep(self, net):
-        return subprocess.run([sys.executable, SCRIPT, "keep", net, "--datagen", datagen_path(self),
+    def keep(self, net, datagen=None):
+        return subprocess.run([sys.executable, SCRIPT, "keep", net,
+                               "--datagen", datagen or datagen_path(self),
                                "--dest", os.path.join(self.tmp, "kept")],
                               capture_output=True, text=True, timeout=60)
 
@@ -109,13 +110,9 @@ class KeepCandidate(unittest.TestCase):
         self.assertEqual(out.returncode, 1, out.stdout + out.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "kept")))
 
-
     def test_a_missing_datagen_is_named(self):
-        out = subprocess.run([sys.executable, SCRIPT, "keep",
-                              os.path.join(REPO, "nets", "default.nnue"),
-                              "--datagen", os.path.join(self.tmp, "no-datagen"),
-                              "--dest", os.path.join(self.tmp, "kept")],
-                             capture_output=True, text=True, timeout=60)
+        out = self.keep(os.path.join(REPO, "nets", "default.nnue"),
+                        datagen=os.path.join(self.tmp, "no-datagen"))
         self.assertEqual(out.returncode, 2, out.stderr)
         self.assertIn("no-datagen", out.stderr)
         self.assertNotIn("Traceback", out.stderr)
