@@ -192,6 +192,13 @@ mutant release-wine-not-looked-for tools/release/test_windows.py \
     's/candidates = \[shutil.which("wine64"), shutil.which("wine")\]/candidates = [shutil.which("wine64")]/' \
     "$py -m unittest tools/test_release_skip.py"
 
+# --- the release checks under Wine (tools/release/release_checks.py) -------
+# Linux splits SyzygyPath at ':' either way; only the Windows binary, whose
+# folders hold drive letters, shows a split that ignores the system.
+mutant release-tb-path-split-at-colon src/tb.rs \
+    's/for dir in std::env::split_paths(paths) {/for dir in paths.split(\x27:\x27).map(std::path::PathBuf::from) {/' \
+    "tools/release/build.sh --binaries-only --os windows --levels x86-64 && $py tools/release/test_windows.py target/release-x86-64/x86_64-pc-windows-gnu/release/kiraly.exe"
+
 # --- limits and printed values checked exactly (uci_protocol, uci_features, nnue_eval)
 mutant node-limit-halved src/search/root.rs \
     's/self.counts.node_limit = ctx.limits.nodes.unwrap_or(u64::MAX);/self.counts.node_limit = ctx.limits.nodes.map(|n| n \/ 2).unwrap_or(u64::MAX);/' \
