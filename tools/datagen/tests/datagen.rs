@@ -21,8 +21,11 @@ fn datagen(args: &[&str]) -> std::process::Output {
         .expect("datagen runs")
 }
 
-fn play(path: &Path, games: &str, seed: &str) -> String {
-    let out = datagen(&[
+/// `datagen play` of `games` games into `path` with the tests' small
+/// searches (300 soft and 3000 hard nodes, a 1 MB table) on `threads`
+/// threads, with the options `extra`.
+fn play_small(path: &Path, games: &str, threads: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
         "play",
         "--games",
         games,
@@ -31,14 +34,19 @@ fn play(path: &Path, games: &str, seed: &str) -> String {
         "--hard-nodes",
         "3000",
         "--threads",
-        "2",
+        threads,
         "--hash",
         "1",
-        "--seed",
-        seed,
         "--output",
         path.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    datagen(&args)
+}
+
+/// Two threads of self-play with `seed`; returns the progress report.
+fn play(path: &Path, games: &str, seed: &str) -> String {
+    let out = play_small(path, games, "2", &["--seed", seed]);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "datagen failed: {stderr}");
     stderr
@@ -124,25 +132,7 @@ fn self_play_writes_whole_legal_games_and_resumes() {
 #[test]
 fn self_play_with_the_net() {
     let path = temp_path("net.kdat");
-    let out = datagen(&[
-        "play",
-        "--games",
-        "2",
-        "--soft-nodes",
-        "300",
-        "--hard-nodes",
-        "3000",
-        "--threads",
-        "1",
-        "--hash",
-        "1",
-        "--seed",
-        "5",
-        "--net",
-        "embedded",
-        "--output",
-        path.to_str().unwrap(),
-    ]);
+    let out = play_small(&path, "2", "1", &["--seed", "5", "--net", "embedded"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let hash = format!("net {:016x}", kiraly::nnue::embedded().unwrap().hash);
@@ -247,25 +237,7 @@ fn converts_text_and_pgn_and_refuses_garbage() {
 #[test]
 fn chess960_games_round_trip_with_their_castling() {
     let path = temp_path("chess960.kdat");
-    let out = datagen(&[
-        "play",
-        "--games",
-        "16",
-        "--soft-nodes",
-        "300",
-        "--hard-nodes",
-        "3000",
-        "--threads",
-        "2",
-        "--hash",
-        "1",
-        "--seed",
-        "960",
-        "--chess960",
-        "1",
-        "--output",
-        path.to_str().unwrap(),
-    ]);
+    let out = play_small(&path, "16", "2", &["--seed", "960", "--chess960", "1"]);
     assert!(
         out.status.success(),
         "{}",
@@ -310,25 +282,7 @@ fn chess960_games_round_trip_with_their_castling() {
     let a = temp_path("share0.kdat");
     let b = temp_path("noshare.kdat");
     play(&a, "2", "5");
-    let out = datagen(&[
-        "play",
-        "--games",
-        "2",
-        "--soft-nodes",
-        "300",
-        "--hard-nodes",
-        "3000",
-        "--threads",
-        "2",
-        "--hash",
-        "1",
-        "--seed",
-        "5",
-        "--chess960",
-        "0",
-        "--output",
-        b.to_str().unwrap(),
-    ]);
+    let out = play_small(&b, "2", "2", &["--seed", "5", "--chess960", "0"]);
     assert!(out.status.success());
     // The same games; with two threads they may be written in either order.
     let sorted_records = |p: &Path| {
@@ -383,27 +337,15 @@ fn wins_are_scored_for_the_side_that_wins() {
     for (i, (fen, _, _)) in cases.iter().enumerate() {
         let book = temp_path(&format!("colours-{i}.epd"));
         std::fs::write(&book, format!("{fen}\n")).unwrap();
-        let out = datagen(&[
-            "play",
-            "--games",
-            "1",
-            "--soft-nodes",
-            "300",
-            "--hard-nodes",
-            "3000",
-            "--threads",
-            "1",
-            "--hash",
-            "1",
+        let extra = [
             "--random-plies",
             "0",
             "--opening-max-score",
             "100000",
             "--book",
             book.to_str().unwrap(),
-            "--output",
-            path.to_str().unwrap(),
-        ]);
+        ];
+        let out = play_small(&path, "1", "1", &extra);
         assert!(
             out.status.success(),
             "{}",
