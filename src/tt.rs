@@ -633,7 +633,8 @@ mod tests {
                 pv: false,
             },
         );
-        for k in 2..40u64 {
+        // A shallow entry of another position in the same bucket.
+        let store_shallow = |k: u64| {
             tt.store(
                 base | k,
                 0,
@@ -645,28 +646,16 @@ mod tests {
                     eval: None,
                     pv: false,
                 },
-            );
-        }
+            )
+        };
+        (2..40u64).for_each(store_shallow);
         assert_eq!(tt.probe(base | 1, 0).unwrap().depth, 20);
         assert_eq!(tt.probe(base | 39, 0).unwrap().mv, PackedMove(39));
         // After new searches the old deep entry becomes the victim.
         for _ in 0..3 {
             tt.new_search();
         }
-        for k in 40..44u64 {
-            tt.store(
-                base | k,
-                0,
-                TtData {
-                    mv: PackedMove(k as u16),
-                    score: 0,
-                    depth: 1,
-                    bound: Bound::Upper,
-                    eval: None,
-                    pv: false,
-                },
-            );
-        }
+        (40..44u64).for_each(store_shallow);
         assert!(tt.probe(base | 1, 0).is_none());
     }
 
