@@ -133,6 +133,13 @@ mod tests {
         check("4k3/3p4/2n5/3P4/8/8/8/4K3 w - - 0 1", "d5c6", 320 - 100);
         // Rook takes a rook defended by a queen, backed by a second rook (x-ray).
         check("3qk3/8/8/3r4/8/8/3R4/3RK3 w - - 0 1", "d2d5", 500);
+        // Rook takes a pawn defended by a rook with a rook behind it: the
+        // second black rook joins through the first (an x-ray), so the
+        // exchange loses the rook for the pawn.
+        check("3rk3/3r4/8/3p4/8/8/3R4/3RK3 w - - 0 1", "d2d5", 100 - 500);
+        // Queen takes a pawn that only the king defends, with a rook behind
+        // the queen: the king may not recapture, so the pawn is won.
+        check("8/8/4k3/3p4/8/8/3Q4/3RK3 w - - 0 1", "d2d5", 100);
         // Quiet move to an attacked square loses the piece.
         check("4k3/8/4p3/8/8/8/8/3NK3 w - - 0 1", "d1c3", 0);
         check("4k3/4p3/8/8/2N5/8/8/4K3 w - - 0 1", "c4d6", -320);

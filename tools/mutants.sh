@@ -199,6 +199,22 @@ mutant release-tb-path-split-at-colon src/tb.rs \
     's/for dir in std::env::split_paths(paths) {/for dir in paths.split(\x27:\x27).map(std::path::PathBuf::from) {/' \
     "tools/release/build.sh --binaries-only --os windows --levels x86-64 && $py tools/release/test_windows.py target/release-x86-64/x86_64-pc-windows-gnu/release/kiraly.exe"
 
+# --- exchanges, stored scores and the side's clock -------------------------
+see='cargo test --release -p kiraly --lib see::tests::exchange_values'
+mutant see-rook-xrays-ignored src/see.rs \
+    's/attackers |= rook_attacks(to, occupied) \& straight;/attackers |= Bitboard::EMPTY \& straight;/' "$see"
+mutant see-king-takes-a-defended-piece src/see.rs \
+    's/^                result ^= 1;$/                result ^= 0;/' "$see"
+mutant tt-mate-distance-unadjusted src/score.rs \
+    '0,/        score + ply as i32/s//        score/' \
+    'cargo test --release -p kiraly --lib score::tests::table_scores_keep_their_distance'
+mutant uci-mate-moves-off-by-one src/score.rs \
+    's|format!("mate {}", (MATE - score + 1) / 2)|format!("mate {}", (MATE - score) / 2)|' \
+    'cargo test --release -p kiraly --lib score::tests::mate_scores_format_in_moves'
+mutant clock-of-the-other-side src/engine.rs \
+    's/Color::White => (params.wtime, params.winc),/Color::White => (params.btime, params.binc),/' \
+    'cargo test --release --test uci_protocol go_without_own_limits_and_bad_searchmoves'
+
 # --- limits and printed values checked exactly (uci_protocol, uci_features, nnue_eval)
 mutant node-limit-halved src/search/root.rs \
     's/self.counts.node_limit = ctx.limits.nodes.unwrap_or(u64::MAX);/self.counts.node_limit = ctx.limits.nodes.map(|n| n \/ 2).unwrap_or(u64::MAX);/' \
