@@ -31,8 +31,8 @@ import sys
 import time
 import unittest
 
-# The shared engine process of the release tests, beside this script (also
-# when test_release_skip.py loads this file by its path).
+# The release tests' shared checks and engine process, beside this script
+# (also when test_release_skip.py loads this file by its path).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from release_checks import REPO, TARGET, ReleaseBinaryChecks  # noqa: E402
 from uci_process import UciProcess  # noqa: E402
