@@ -539,8 +539,8 @@ fn bad_input_is_reported_and_state_kept() {
 fn unreachable_positions_are_accepted_and_impossible_ones_refused() {
     let mut e = Engine::start();
     for fen in [
-        // Two knights giving check: no last move does that.
-        "4k3/8/8/8/8/8/3n1n2/4K3 w - - 0 1",
+        // Two knights giving check (from d3 and f3): no last move does that.
+        "4k3/8/8/8/8/3n1n2/8/4K3 w - - 0 1",
         // Nine white pawns.
         "4k3/pppppppp/8/8/8/P7/PPPPPPPP/4K3 w - - 0 1",
     ] {

@@ -226,6 +226,49 @@ mod tests {
     }
 
     #[test]
+    fn accepts_the_ends_of_each_range_and_any_case() {
+        // GUIs set limits to the declared ends (cutechess's UCI_Elo slider,
+        // Arena's Move Overhead 0) and some write check values capitalised.
+        assert_eq!(validate("Hash", Some("1")), Ok(OptionChange::Hash(1)));
+        assert_eq!(
+            validate("Threads", Some("256")),
+            Ok(OptionChange::Threads(256))
+        );
+        assert_eq!(
+            validate("Move Overhead", Some("0")),
+            Ok(OptionChange::MoveOverhead(0))
+        );
+        assert_eq!(
+            validate("Move Overhead", Some("5000")),
+            Ok(OptionChange::MoveOverhead(5000))
+        );
+        assert_eq!(
+            validate("MultiPV", Some("500")),
+            Ok(OptionChange::MultiPv(500))
+        );
+        assert_eq!(
+            validate("UCI_Elo", Some("1350")),
+            Ok(OptionChange::Elo(1350))
+        );
+        assert_eq!(
+            validate("UCI_Elo", Some("2850")),
+            Ok(OptionChange::Elo(2850))
+        );
+        assert_eq!(
+            validate("SyzygyProbeDepth", Some("100")),
+            Ok(OptionChange::SyzygyProbeDepth(100))
+        );
+        assert_eq!(
+            validate("Ponder", Some("True")),
+            Ok(OptionChange::Ponder(true))
+        );
+        assert_eq!(
+            validate("UCI_ShowWDL", Some(" FALSE ")),
+            Ok(OptionChange::ShowWdl(false))
+        );
+    }
+
+    #[test]
     fn rejects_bad_values() {
         assert!(validate("Hash", Some("0")).is_err());
         assert!(validate("Hash", Some("99999999999999999999999")).is_err());

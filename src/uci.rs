@@ -333,6 +333,11 @@ mod tests {
             panic!()
         };
         assert_eq!(p.wtime, Some(0));
+        // A fractional value keeps its whole milliseconds.
+        let Command::Go(p) = parse_command("go wtime 1000.7 btime -0.5") else {
+            panic!()
+        };
+        assert_eq!((p.wtime, p.btime), (Some(1000), Some(0)));
     }
 
     #[test]

@@ -566,6 +566,49 @@ mutant clear-hash-ignored src/engine.rs \
     's/OptionChange::ClearHash => self.clear_tt(),/OptionChange::ClearHash => {}/' \
     'cargo test --release --test uci_protocol clear_hash_empties_the_table'
 
+# --- what a GUI reads: info figures, WDL, FEN, perft, strength ---------------
+wdl='cargo test --release -p kiraly --lib wdl::tests'
+mutant wdl-loss-sign-flipped src/wdl.rs \
+    's|let loss = 1.0 / (1.0 + ((a + s) / b).exp());|let loss = 1.0 / (1.0 + ((a - s) / b).exp());|' "$wdl"
+mutant wdl-queens-uncounted src/wdl.rs \
+    's/+ 9 \* b.queens().count())/+ 0 * b.queens().count())/' "$wdl"
+mutant wdl-shown-for-the-other-side src/search/report.rs \
+    's/crate::wdl::wdl(score, material);/crate::wdl::wdl(-score, material);/' \
+    'cargo test --release --test uci_features show_wdl_adds_win_draw_loss_per_mille'
+mutant info-nps-per-millisecond src/search/report.rs \
+    's|let nps = nodes \* 1000 / ms.max(1);|let nps = nodes / ms.max(1);|' \
+    'cargo test --release --test uci_protocol finds_mate_in_one'
+mutant info-seldepth-below-depth src/search/report.rs \
+    's/seldepth.max(depth as usize),/seldepth.min(depth as usize - 1),/' \
+    'cargo test --release --test uci_protocol finds_mate_in_one'
+mutant fen-impossible-check-refused src/fen.rs \
+    's/        .or_else(|e| e.ignore_impossible_check())/        .or_else(Err)/' \
+    'cargo test --release --test uci_protocol unreachable_positions_are_accepted_and_impossible_ones_refused'
+mutant fen-nine-pawns-refused src/fen.rs \
+    's/        .or_else(|e| e.ignore_too_much_material())/        .or_else(Err)/' \
+    'cargo test --release --test uci_protocol unreachable_positions_are_accepted_and_impossible_ones_refused'
+opts='cargo test --release -p kiraly --lib options::tests'
+mutant options-names-case-sensitive src/options.rs \
+    's/let is = |n: \&str| name.eq_ignore_ascii_case(n);/let is = |n: \&str| name == n;/' "$opts"
+mutant options-range-end-refused src/options.rs \
+    's/Ok(v) if v >= min as i128 \&\& v <= max as i128 => Ok(v as u64),/Ok(v) if v >= min as i128 \&\& v < max as i128 => Ok(v as u64),/' "$opts"
+mutant options-check-value-case-sensitive src/options.rs \
+    's/match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {/match value.map(|v| v.trim().to_string()).as_deref() {/' "$opts"
+clocks='cargo test --release -p kiraly --lib uci::tests::negative_clock_counts_as_zero'
+mutant uci-negative-clock-refused src/uci.rs \
+    's/        Ok(n) if n < 0 => Some(0),/        Ok(n) if n < 0 => None,/' "$clocks"
+mutant uci-fractional-clock-refused src/uci.rs \
+    's/            let f: f64 = text.parse().ok()?;/            let f: f64 = text.parse::<f64>().ok().filter(|_| false)?;/' "$clocks"
+mutant perft-bulk-count-a-ply-early src/perft.rs \
+    's/    if depth == 1 {/    if depth == 2 {/' \
+    'cargo test --release --test perft divide_sums_to_total_and_names_moves'
+mutant strength-elo-ignored src/engine.rs \
+    's/.then(|| StrengthLimit::new(self.options.elo));/.then(|| StrengthLimit::new(2850));/' \
+    'cargo test --release --test uci_features limited_strength_plays_fast_legal_and_varied_moves'
+mutant strength-loss-cap-ignored src/strength.rs \
+    's/if loss > f64::from(self.max_loss) {/if loss > f64::MAX {/' \
+    'cargo test --release -p kiraly --lib strength::tests'
+
 if [ "${1:-}" = --check ]; then
     # Fast: every edit still applies to this tree (no build, no test).
     stale=0

@@ -228,6 +228,13 @@ pub fn check_search_output(root: &Chess, lines: &[String]) -> String {
                 "info without {field}: {line}"
             );
         }
+        // The figures agree with one another: nps is the line's nodes over
+        // its own time (GUIs and fastchess show it as such), and the
+        // selective depth is never below the depth.
+        let field = |name| info_field(line, name).unwrap_or_else(|| panic!("{name}: {line}"));
+        let (nodes, nps, ms) = (field("nodes"), field("nps"), field("time"));
+        assert_eq!(nps, nodes * 1000 / ms.max(1), "nps of: {line}");
+        assert!(field("seldepth") >= field("depth"), "seldepth of: {line}");
     }
     let last = lines.last().expect("some output");
     let words: Vec<&str> = last.split_whitespace().collect();
