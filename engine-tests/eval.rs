@@ -226,6 +226,10 @@ fn drawn_material_is_zero() {
         "4k3/8/8/8/8/8/8/2N1K3 b - - 0 1",
         "4k3/8/8/8/8/8/8/1NN1K3 w - - 0 1",
         "4k3/8/8/8/8/8/8/1NN1K3 b - - 0 1",
+        // A lone minor against pawns cannot win either (the rules' dead
+        // positions above are zero anyway; these are not dead).
+        "4k3/4p3/8/8/8/8/8/2B1K3 w - - 0 1",
+        "4k3/8/8/8/8/8/4P3/2n1K3 b - - 0 1",
     ] {
         assert!(
             evaluate(&pos(fen)).abs() <= 5,

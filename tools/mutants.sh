@@ -599,6 +599,13 @@ mutant uci-negative-clock-refused src/uci.rs \
     's/        Ok(n) if n < 0 => Some(0),/        Ok(n) if n < 0 => None,/' "$clocks"
 mutant uci-fractional-clock-refused src/uci.rs \
     's/            let f: f64 = text.parse().ok()?;/            let f: f64 = text.parse::<f64>().ok().filter(|_| false)?;/' "$clocks"
+drawn='cargo test --release --test eval drawn_material_is_zero'
+mutant endgame-lone-minor-not-drawn src/eval/endgame.rs \
+    's/        if points <= 3 {/        if points < 3 {/' "$drawn"
+mutant endgame-two-knights-not-drawn src/eval/endgame.rs \
+    's/        if strong.knights == 2 \&\& points == 6 {/        if strong.knights == 3 \&\& points == 6 {/' "$drawn"
+mutant endgame-wrong-bishop-colour src/eval/endgame.rs \
+    's/if strong.bishops \& corner_colour == 0 \&\& weak_king/if strong.bishops \& corner_colour != 0 \&\& weak_king/' "$drawn"
 mutant perft-bulk-count-a-ply-early src/perft.rs \
     's/    if depth == 1 {/    if depth == 2 {/' \
     'cargo test --release --test perft divide_sums_to_total_and_names_moves'
