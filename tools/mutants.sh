@@ -47,6 +47,13 @@ mutant trainer-feature-bias-grad-zero tools/trainer/src/model.rs \
 mutant trainer-screlu-slope-halved tools/trainer/src/model.rs \
     's/g_out \* w\[j\] \* 2.0 \* x/g_out * w[j] * x/' "$grad"
 
+mutant trainer-target-lambda-swapped tools/trainer/src/model.rs \
+    's/    lambda \* result + (1.0 - lambda) \* score/    (1.0 - lambda) * result + lambda * score/' \
+    'cargo test --release -p trainer --test trainer the_target_is_lambda'
+mutant trainer-target-scale-ignored tools/trainer/src/model.rs \
+    's|    let score = sigmoid(f32::from(pos.score) / SCALE as f32);|    let score = sigmoid(f32::from(pos.score) / 100.0);|' \
+    'cargo test --release -p trainer --test trainer the_target_is_lambda'
+
 # --- the king-bucket factoriser (tools/trainer/tests/trainer.rs) -----------
 factoriser='cargo test --release -p trainer --test trainer factoris'
 mutant trainer-factoriser-not-exported tools/trainer/src/model.rs \
@@ -324,6 +331,19 @@ mutant spsa-state-saved-only-at-the-end tools/spsa.py \
 mutant spsa-flips-unseeded tools/spsa.py \
     's/rng = random.Random(f"{state\[.seed.\]}:{k}")/rng = random.Random()/' \
     "$py -m unittest tools.test_spsa.Resume"
+
+# --- the match statistics every Elo figure comes from (tools/test_stats.py) -
+stats="$py -m unittest tools.test_stats"
+mutant stats-pairs-counted-as-games tools/stats.py \
+    's/_estimate("pentanomial", PENTANOMIAL_SCORES, tuple(penta), 2.0)/_estimate("pentanomial", PENTANOMIAL_SCORES, tuple(penta), 1.0)/' "$stats"
+mutant stats-error-bar-halved tools/stats.py \
+    's|    stderr = math.sqrt(var / n)|    stderr = math.sqrt(var / n) / 2|' "$stats"
+mutant stats-los-inverted tools/stats.py \
+    's|        los = _normal_cdf((mu - 0.5) / stderr)|        los = _normal_cdf((0.5 - mu) / stderr)|' "$stats"
+mutant stats-sprt-alpha-beta-swapped tools/stats.py \
+    's|        self.upper = math.log((1.0 - beta) / alpha)|        self.upper = math.log((1.0 - alpha) / beta)|' "$stats"
+mutant stats-elo-scale-natural-log tools/stats.py \
+    's|    return -400.0 \* math.log10(1.0 / score - 1.0) + 0.0|    return -400.0 * math.log(1.0 / score - 1.0) + 0.0|' "$stats"
 
 # --- the generator service (tools/test_selfplay.py, datagen's Chess960) ----
 mutant match-never-holds-generator tools/match.py \

@@ -103,6 +103,26 @@ fn loss_f64(
 /// With king buckets and output buckets, so the columns and output weights
 /// checked are a bucket's own; and again with a factoriser, whose shared
 /// columns (the last of each feature list) learn from every bucket.
+/// The target: `lambda` of the game result, the rest the search score
+/// through the output's sigmoid (400 cp to one unit); a position from no
+/// game has the score alone.
+#[test]
+fn the_target_is_lambda_of_the_result_and_the_rest_the_score() {
+    let board = Chess::default().board().clone();
+    let packed = |score: i16, result: f32| Packed::new(&board, Color::White, score, result);
+    let near = |got: f32, want: f64| assert!((f64::from(got) - want).abs() < 1e-6, "{got} {want}");
+    let sigmoid = |cp: f64| 1.0 / (1.0 + (-cp / 400.0).exp());
+    near(target(&packed(0, 1.0), 0.1), 0.1 + 0.9 * 0.5);
+    near(
+        target(&packed(400, 0.5), 0.1),
+        0.1 * 0.5 + 0.9 * sigmoid(400.0),
+    );
+    near(target(&packed(-200, 0.0), 0.25), 0.75 * sigmoid(-200.0));
+    let mut unplayed = packed(400, 1.0);
+    unplayed.result = trainer::data::NO_RESULT;
+    near(target(&unplayed, 0.5), sigmoid(400.0));
+}
+
 #[test]
 fn gradient_matches_finite_differences() {
     let layout = kiraly::nnue::layout_by_name("4").unwrap();
