@@ -54,6 +54,14 @@ mutant trainer-target-scale-ignored tools/trainer/src/model.rs \
     's|    let score = sigmoid(f32::from(pos.score) / SCALE as f32);|    let score = sigmoid(f32::from(pos.score) / 100.0);|' \
     'cargo test --release -p trainer --test trainer the_target_is_lambda'
 
+load='cargo test --release -p trainer --test loading'
+mutant trainer-loads-whites-result tools/trainer/src/data.rs \
+    's/                s.stm_result(),/                s.result.white_score(),/' "$load"
+mutant trainer-loads-whites-score tools/trainer/src/data.rs \
+    's/                s.score,/                s.white_score() as i16,/' "$load"
+mutant sample-result-for-white-only tools/datagen/src/format.rs \
+    's/            Color::Black => 1.0 - white,/            Color::Black => white,/' "$load"
+
 # --- the king-bucket factoriser (tools/trainer/tests/trainer.rs) -----------
 factoriser='cargo test --release -p trainer --test trainer factoris'
 mutant trainer-factoriser-not-exported tools/trainer/src/model.rs \
