@@ -340,6 +340,17 @@ mutant spsa-flips-unseeded tools/spsa.py \
     's/rng = random.Random(f"{state\[.seed.\]}:{k}")/rng = random.Random()/' \
     "$py -m unittest tools.test_spsa.Resume"
 
+# --- PGN games to training records (tools/datagen/src/pgn.rs) --------------
+pgn='cargo test --release -p datagen --lib pgn::tests'
+mutant pgn-mate-in-n-one-ply-short tools/datagen/src/pgn.rs \
+    's/            MATE - (2 \* n - 1)/            MATE - 2 * n/' "$pgn"
+mutant pgn-negative-score-positive tools/datagen/src/pgn.rs \
+    's/            -cp as i32/            cp as i32/' "$pgn"
+mutant pgn-white-win-read-as-black-win tools/datagen/src/pgn.rs \
+    's/        "1-0" => Some(GameResult::WhiteWins),/        "1-0" => Some(GameResult::BlackWins),/' "$pgn"
+mutant pgn-chess960-variant-ignored tools/datagen/src/pgn.rs \
+    's/        v.contains("960") || v.contains("fischerandom")/        v.contains("9600") || v.contains("fischerandom")/' "$pgn"
+
 # --- the match statistics every Elo figure comes from (tools/test_stats.py) -
 stats="$py -m unittest tools.test_stats"
 mutant stats-pairs-counted-as-games tools/stats.py \

@@ -417,6 +417,12 @@ mod tests {
         assert_eq!(s[0].1.as_deref(), Some("e1g1"));
         let record = s[1].0.clone();
         assert!(record.starts_with("r3k2r/8/8/8/8/8/8/R4RK1 b "), "{record}");
+        // The record keeps the game's Chess960 castling, though this start
+        // reads as a standard one too.
+        let mut bytes = Vec::new();
+        convert(pgn.as_bytes(), &mut bytes).unwrap();
+        let game = Game::read(&mut bytes.as_slice()).unwrap().unwrap();
+        assert_eq!(game.start.castles().mode(), CastlingMode::Chess960);
     }
 
     #[test]
@@ -425,5 +431,7 @@ mod tests {
         let (summary, s) = samples(pgn);
         assert_eq!((summary.games, summary.skipped), (1, 1));
         assert_eq!(s[0].2, 20);
+        // White won, White to move: a win for the mover.
+        assert_eq!(s[0].3, 1.0);
     }
 }
