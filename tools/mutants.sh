@@ -364,6 +364,15 @@ mutant stats-sprt-alpha-beta-swapped tools/stats.py \
 mutant stats-elo-scale-natural-log tools/stats.py \
     's|    return -400.0 \* math.log10(1.0 / score - 1.0) + 0.0|    return -400.0 * math.log(1.0 / score - 1.0) + 0.0|' "$stats"
 
+# --- a match's pair bookkeeping (tools/test_match.py) -----------------------
+pairs="$py -m unittest tools.test_match.TestPairBookkeeping"
+mutant match-pentanomial-reversed tools/match.py \
+    's/            self.penta\[int(round(total \* 2))\] += 1/            self.penta[4 - int(round(total * 2))] += 1/' "$pairs"
+mutant match-drawn-pair-counted-as-win-loss tools/match.py \
+    's/                if lst\[0\] == 0.5:/                if lst[0] == 1.0:/' "$pairs"
+mutant match-score-for-white tools/match.py \
+    's/    return s if white_is_a else 1.0 - s/    return s/' "$pairs"
+
 # --- the generator service (tools/test_selfplay.py, datagen's Chess960) ----
 mutant match-never-holds-generator tools/match.py \
     's/selfplay.hold("match", clocked and not args.no_pause_generator)/selfplay.hold("match", False and clocked)/' \

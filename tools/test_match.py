@@ -351,6 +351,39 @@ class TestMatchFeatures(unittest.TestCase):
         self.assertIn("no time control", p.stderr)
 
 
+class TestPairBookkeeping(unittest.TestCase):
+    """The counts every figure of a match comes from: W/D/L of the first
+    engine, and the pentanomial of each pair of games on one opening."""
+
+    def setUp(self):
+        sys.path.insert(0, HERE)
+        import match
+        self.match = match
+
+    def test_pairs_fill_their_pentanomial_bucket_in_either_order(self):
+        ps = self.match.PairingStats(0, 1)
+        # Pairs by round: WW, WD (draw first), DD, WL (loss first), LD, LL,
+        # and WW again (so that the counts are not symmetric).
+        games = [(1, 1.0), (1, 1.0), (2, 0.5), (2, 1.0), (3, 0.5), (3, 0.5),
+                 (4, 0.0), (4, 1.0), (5, 0.0), (5, 0.5), (6, 0.0), (6, 0.0),
+                 (7, 1.0), (7, 1.0)]
+        for round_no, score in games:
+            ps.add(round_no, score)
+        self.assertEqual((ps.w, ps.d, ps.l), (6, 4, 4))
+        self.assertEqual(ps.penta, [1, 1, 2, 1, 2])   # LL, LD, DD+WL, WD, WW
+        self.assertEqual((ps.dd, ps.wl), (1, 1))
+        self.assertEqual(ps.estimate().model, "pentanomial")
+        ps.add(8, 1.0)                                  # half a pair: by games
+        self.assertEqual(ps.estimate().model, "trinomial")
+
+    def test_a_result_scores_for_the_first_engine_with_either_colour(self):
+        score_for = self.match.score_for
+        self.assertEqual((score_for("1-0", True), score_for("1-0", False)), (1.0, 0.0))
+        self.assertEqual((score_for("0-1", True), score_for("0-1", False)), (0.0, 1.0))
+        self.assertEqual(score_for("1/2-1/2", False), 0.5)
+        self.assertIsNone(score_for("*", True))
+
+
 class TestSuiteLogic(unittest.TestCase):
     def test_bm_am_points(self):
         epd = ('k7/8/1K6/8/8/8/8/7R b - - bm Kb8; id "t.1";\n'       # only move: solved
