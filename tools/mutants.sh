@@ -364,6 +364,15 @@ mutant stats-sprt-alpha-beta-swapped tools/stats.py \
 mutant stats-elo-scale-natural-log tools/stats.py \
     's|    return -400.0 \* math.log10(1.0 / score - 1.0) + 0.0|    return -400.0 * math.log(1.0 / score - 1.0) + 0.0|' "$stats"
 
+# --- the move-shown checker of match logs (tools/test_move_shown.py) -------
+shown="$py -m unittest tools.test_move_shown"
+mutant move-shown-bounds-count-as-exact tools/move_shown.py \
+    's/    if "lowerbound" in words or "upperbound" in words:/    if False:/' "$shown"
+mutant move-shown-any-multipv-line tools/move_shown.py \
+    's/        return i + 1 < len(words) and words\[i + 1\] == "1"/        return i + 1 < len(words)/' "$shown"
+mutant move-shown-mate-sign-dropped tools/move_shown.py \
+    's/        score = f"+M{abs(value)}" if value > 0 else f"-M{abs(value)}"/        score = f"+M{abs(value)}"/' "$shown"
+
 # --- a match's pair bookkeeping (tools/test_match.py) -----------------------
 pairs="$py -m unittest tools.test_match.TestPairBookkeeping"
 mutant match-pentanomial-reversed tools/match.py \
