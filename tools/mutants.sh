@@ -364,6 +364,18 @@ mutant stats-sprt-alpha-beta-swapped tools/stats.py \
 mutant stats-elo-scale-natural-log tools/stats.py \
     's|    return -400.0 \* math.log10(1.0 / score - 1.0) + 0.0|    return -400.0 * math.log(1.0 / score - 1.0) + 0.0|' "$stats"
 
+# --- Chess960 starts and the older text format (tools/datagen/src/) --------
+c960='cargo test --release -p datagen --lib chess960::tests'
+mutant chess960-knights-placed-in-the-other-order tools/datagen/src/chess960.rs \
+    's/    place_on_nth_free(\&mut rank, second, Role::Knight);/    place_on_nth_free(\&mut rank, first, Role::Knight);/' "$c960"
+mutant chess960-share-inverted tools/datagen/src/chess960.rs \
+    's/    if unit(draw\[0\]) >= share {/    if unit(draw[0]) < share {/' "$c960"
+text='cargo test --release -p datagen --lib text::tests'
+mutant text-black-score-unsigned tools/datagen/src/text.rs \
+    's/        Color::Black => -white_score,/        Color::Black => white_score,/' "$text"
+mutant text-white-win-read-as-black-win tools/datagen/src/text.rs \
+    's/        "1.0" | "1" => GameResult::WhiteWins,/        "1.0" | "1" => GameResult::BlackWins,/' "$text"
+
 # --- the move-shown checker of match logs (tools/test_move_shown.py) -------
 shown="$py -m unittest tools.test_move_shown"
 mutant move-shown-bounds-count-as-exact tools/move_shown.py \
