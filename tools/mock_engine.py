@@ -3,7 +3,8 @@
 
 It plays random legal moves (seeded) and can be told to misbehave:
 
-  --fail illegal|crash|hang|slow|none   what to do on its N-th move of a game
+  --fail illegal|null|crash|hang|slow|none   what to do on its N-th move of a game
+                                        (null: `bestmove 0000` with legal moves left)
   --at N                                which of its own moves (1-based, default 1)
   --sleep MS                            thinking time per move (default 0)
   --slow-ms MS                          extra time used by --fail slow (default 2000)
@@ -30,7 +31,7 @@ import chess  # noqa: E402
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--name", default="MockEngine")
-    p.add_argument("--fail", default="none", choices=("none", "illegal", "crash", "hang", "slow"))
+    p.add_argument("--fail", default="none", choices=("none", "illegal", "null", "crash", "hang", "slow"))
     p.add_argument("--at", type=int, default=1)
     p.add_argument("--sleep", type=int, default=0)
     p.add_argument("--slow-ms", type=int, default=2000)
@@ -65,6 +66,9 @@ def main():
         out(f"info depth 1 seldepth 1 score cp {score} nodes 1 pv")
         if own_moves == a.at and a.fail == "illegal":
             out("bestmove a1h7")      # never legal for any piece
+            return
+        if own_moves == a.at and a.fail == "null":
+            out("bestmove 0000")      # the null move: well formed, never legal
             return
         if not moves:
             out("bestmove 0000")

@@ -376,6 +376,18 @@ mutant text-black-score-unsigned tools/datagen/src/text.rs \
 mutant text-white-win-read-as-black-win tools/datagen/src/text.rs \
     's/        "1.0" | "1" => GameResult::WhiteWins,/        "1.0" | "1" => GameResult::BlackWins,/' "$text"
 
+# --- a match's adjudication and failures (tools/test_match.py, mock engines)
+fails="$py -m unittest tools.test_match.TestFailureHandling"
+feats="$py -m unittest tools.test_match.TestMatchFeatures"
+mutant match-flag-never-falls tools/match.py \
+    's/                timed_out = clocks\[side\] < -a.timemargin/                timed_out = False/' "$fails"
+mutant match-illegal-move-accepted tools/match.py \
+    's/            if move is None or move not in board.legal_moves:/            if move is None:/' "$fails"
+mutant match-resign-scored-for-the-resigner tools/match.py \
+    's/                            result = "0-1" if side == chess.WHITE else "1-0"/                            result = "1-0" if side == chess.WHITE else "0-1"/' "$feats"
+mutant match-draw-adjudicated-at-once tools/match.py \
+    's/            if self.draw and draw_count >= 2 \* self.draw\["movecount"\]:/            if self.draw and draw_count >= 0:/' "$feats"
+
 # --- the move-shown checker of match logs (tools/test_move_shown.py) -------
 shown="$py -m unittest tools.test_move_shown"
 mutant move-shown-bounds-count-as-exact tools/move_shown.py \

@@ -239,7 +239,7 @@ class TestFailureHandling(unittest.TestCase):
             self.assertEqual((p["wins"], p["draws"], p["losses"]), (2, 0, 0), run.diag())
             self.assertEqual(p["pentanomial"], [0, 0, 0, 0, 1])
             f = run.failures("bad")
-            counted = {"slow": "time", "hang": "unresponsive"}.get(kind, kind)
+            counted = {"slow": "time", "hang": "unresponsive", "null": "illegal"}.get(kind, kind)
             self.assertEqual(f[counted], 2, run.diag())
             self.assertEqual(sum(f.values()), 2)
             self.assertEqual(sum(run.failures("good").values()), 0)
@@ -253,6 +253,10 @@ class TestFailureHandling(unittest.TestCase):
 
     def test_illegal_move(self):
         self.failure_case("illegal", "illegal move")
+
+    def test_null_move_with_legal_moves(self):
+        # `bestmove 0000` parses (as the null move) but is no legal move.
+        self.failure_case("null", "illegal move")
 
     def test_crash_and_restart(self):
         # the crashed engine must be restarted for the second game
