@@ -94,15 +94,6 @@ fn loss_f64(
     total / data.len() as f64
 }
 
-/// The analytic gradient against central differences of the f64 loss, for
-/// parameters of every kind: feature weights of features that occur, feature
-/// biases, output weights and biases of the output buckets in use. Each
-/// checked gradient is far above the tolerance, so a backward pass that
-/// drops, halves or flips a kind's gradient fails.
-///
-/// With king buckets and output buckets, so the columns and output weights
-/// checked are a bucket's own; and again with a factoriser, whose shared
-/// columns (the last of each feature list) learn from every bucket.
 /// The target: `lambda` of the game result, the rest the search score
 /// through the output's sigmoid (400 cp to one unit); a position from no
 /// game has the score alone.
@@ -123,6 +114,15 @@ fn the_target_is_lambda_of_the_result_and_the_rest_the_score() {
     near(target(&unplayed, 0.5), sigmoid(400.0));
 }
 
+/// The analytic gradient against central differences of the f64 loss, for
+/// parameters of every kind: feature weights of features that occur, feature
+/// biases, output weights and biases of the output buckets in use. Each
+/// checked gradient is far above the tolerance, so a backward pass that
+/// drops, halves or flips a kind's gradient fails.
+///
+/// With king buckets and output buckets, so the columns and output weights
+/// checked are a bucket's own; and again with a factoriser, whose shared
+/// columns (the last of each feature list) learn from every bucket.
 #[test]
 fn gradient_matches_finite_differences() {
     let layout = kiraly::nnue::layout_by_name("4").unwrap();
