@@ -47,6 +47,7 @@ mutant trainer-feature-bias-grad-zero tools/trainer/src/model.rs \
 mutant trainer-screlu-slope-halved tools/trainer/src/model.rs \
     's/g_out \* w\[j\] \* 2.0 \* x/g_out * w[j] * x/' "$grad"
 
+# --- the trainer's target and what it loads (tools/trainer/tests/) ---------
 mutant trainer-target-lambda-swapped tools/trainer/src/model.rs \
     's/    lambda \* result + (1.0 - lambda) \* score/    (1.0 - lambda) * result + lambda * score/' \
     'cargo test --release -p trainer --test trainer the_target_is_lambda'
@@ -647,7 +648,8 @@ mutant clear-hash-ignored src/engine.rs \
     's/OptionChange::ClearHash => self.clear_tt(),/OptionChange::ClearHash => {}/' \
     'cargo test --release --test uci_protocol clear_hash_empties_the_table'
 
-# --- what a GUI reads: info figures, WDL, FEN, perft, strength ---------------
+# --- what a GUI reads: info figures, WDL, FEN, perft, options, clocks, strength,
+# --- and the hand-crafted endgame scaling of UCI_LimitStrength
 wdl='cargo test --release -p kiraly --lib wdl::tests'
 mutant wdl-loss-sign-flipped src/wdl.rs \
     's|let loss = 1.0 / (1.0 + ((a + s) / b).exp());|let loss = 1.0 / (1.0 + ((a - s) / b).exp());|' "$wdl"
