@@ -2,11 +2,12 @@
 //! games, with its score and the game's result from the side to move's view
 //! (the view of the net's output), whichever side that is.
 
+mod common;
+
 use datagen::format::{for_each_sample, Filter};
-use datagen::play::{play_game, PlayConfig};
+use datagen::play::PlayConfig;
 use kiraly::game::GameResult;
-use kiraly::search::SoloSearch;
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Color, Position};
 
 #[test]
 fn loaded_positions_carry_the_side_to_moves_score_and_result() {
@@ -18,17 +19,8 @@ fn loaded_positions_carry_the_side_to_moves_score_and_result() {
         seed: 11,
         ..PlayConfig::default()
     };
-    let mut search = SoloSearch::new(1).unwrap();
-    let mut bytes = Vec::new();
-    for number in 0..8 {
-        let played = play_game(&mut search, &[Chess::default()], &config, number).unwrap();
-        bytes.extend(played.game.to_bytes());
-    }
-    let path = std::env::temp_dir().join(format!("trainer-load-{}.kdat", std::process::id()));
-    std::fs::write(&path, &bytes).unwrap();
+    let common::LoadedGames { bytes, loaded, .. } = common::play_and_load(&config, 8, "load");
     let filter = Filter::default();
-    let loaded = trainer::data::load(&[&path], &filter, usize::MAX).unwrap();
-    let _ = std::fs::remove_file(&path);
 
     let mut samples = Vec::new();
     for_each_sample(&mut bytes.as_slice(), &filter, |s| samples.push(s.clone())).unwrap();
