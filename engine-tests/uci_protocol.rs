@@ -797,43 +797,51 @@ fn a_new_table_is_resident_before_readyok() {
     e.quit();
 }
 
-/// `Clear Hash` empties the table: a search repeated on a warm table needs
-/// far fewer nodes than the first, and after `Clear Hash` it needs many
-/// again. With one thread the counts are deterministic, and `ucinewgame`
-/// (table and histories cleared) repeats the first count exactly.
+/// `Clear Hash` empties the table. A shallow search after a deeper one on
+/// the same position finds most of its nodes answered by the table; after
+/// `Clear Hash` it must search them again. With one thread the counts are
+/// deterministic, and `ucinewgame` (table and histories cleared) repeats
+/// the first count exactly.
 #[test]
 fn clear_hash_empties_the_table() {
     let mut e = Engine::start();
-    let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
-    let nodes = |e: &mut Engine| {
+    let fens = [
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    ];
+    let nodes = |e: &mut Engine, fen: &str, depth: u32| {
         e.send(&format!("position fen {fen}"));
-        e.send("go depth 7");
+        e.send(&format!("go depth {depth}"));
         let out = e.bestmove(Duration::from_secs(60));
         check_search_output(&position(fen, CastlingMode::Standard), &out);
         final_field(&out, "nodes")
     };
-    let first = nodes(&mut e);
-    let warm = nodes(&mut e);
-    e.send("setoption name Clear Hash");
-    let cleared = nodes(&mut e);
-    e.send("ucinewgame");
-    let fresh = nodes(&mut e);
-    eprintln!("first {first}, warm {warm}, after Clear Hash {cleared}, after ucinewgame {fresh}");
-    assert_eq!(fresh, first, "ucinewgame must repeat the first search");
-    // A warm table saves nodes, and Clear Hash gives most of them back (the
-    // histories and correction tables stay warm, so the cleared search is
-    // not the first one again); an ignored Clear Hash would search about as
-    // little as the warm table. How much the warm table saves depends on
-    // the net: at depth 7 generation 5 counted 2625, 998, 2132, 2625,
-    // generation 6 counts 3140, 2719, 4517, 3140. The depth is chosen where
-    // a warm table pays: with those tables warm, the evaluations of the
-    // second search differ from the first's, and deeper searches vary too
-    // much (depth 9 with generation 5: 13133, 10384, 12327; depth 11:
-    // 45443, 80624, 26676).
-    assert!(warm < first, "a warm table saves nodes: {warm} vs {first}");
+    let (mut warm, mut cleared) = (0, 0);
+    for fen in fens {
+        e.send("ucinewgame");
+        let first = nodes(&mut e, fen, 7);
+        nodes(&mut e, fen, 10);
+        let after_deeper = nodes(&mut e, fen, 7);
+        e.send("setoption name Clear Hash");
+        let after_clear = nodes(&mut e, fen, 7);
+        e.send("ucinewgame");
+        let fresh = nodes(&mut e, fen, 7);
+        eprintln!("{fen}: first {first}, after depth 10 {after_deeper}, after Clear Hash {after_clear}, after ucinewgame {fresh}");
+        assert_eq!(fresh, first, "ucinewgame must repeat the first search");
+        warm += after_deeper;
+        cleared += after_clear;
+    }
+    // Summed over three positions, since how much a warm table saves on one
+    // depends on the net. The histories and correction tables stay warm
+    // through `Clear Hash`, so the cleared search is not the first one
+    // again; an ignored `Clear Hash` searches as little as the warm table
+    // (or less: a third search finds the second's entries too). The
+    // generation-13 net counts 4775 warm against 11405 cleared, the
+    // hand-crafted evaluation 8782 against 13984.
     assert!(
-        cleared * 4 > warm * 5,
-        "Clear Hash: {cleared} vs warm {warm}"
+        cleared * 3 > warm * 4,
+        "Clear Hash: {cleared} nodes after it vs {warm} on the warm table"
     );
     e.quit();
 }
