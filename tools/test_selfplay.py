@@ -106,8 +106,7 @@ class SelfPlayService(unittest.TestCase):
     def games(self):
         # `start` returns once datagen runs (or after 10 s); datagen, at the
         # lowest priority, creates its file a moment later, later still on a
-        # loaded machine (a CI run failed here), so no file yet counts as no
-        # games yet.
+        # loaded machine, so no file yet counts as no games yet.
         if not os.path.isdir(self.data) or not any(
                 f.endswith(".kdat") for f in os.listdir(self.data)):
             return 0
