@@ -817,7 +817,7 @@ fn clear_hash_empties_the_table() {
         check_search_output(&position(fen, CastlingMode::Standard), &out);
         final_field(&out, "nodes")
     };
-    let (mut warm, mut cleared) = (0, 0);
+    let (mut cold, mut warm, mut cleared) = (0, 0, 0);
     for fen in fens {
         e.send("ucinewgame");
         let first = nodes(&mut e, fen, 7);
@@ -829,6 +829,7 @@ fn clear_hash_empties_the_table() {
         let fresh = nodes(&mut e, fen, 7);
         eprintln!("{fen}: first {first}, after depth 10 {after_deeper}, after Clear Hash {after_clear}, after ucinewgame {fresh}");
         assert_eq!(fresh, first, "ucinewgame must repeat the first search");
+        cold += first;
         warm += after_deeper;
         cleared += after_clear;
     }
@@ -839,6 +840,7 @@ fn clear_hash_empties_the_table() {
     // (or less: a third search finds the second's entries too). The
     // generation-13 net counts 4775 warm against 11405 cleared, the
     // hand-crafted evaluation 8782 against 13984.
+    assert!(warm < cold, "a warm table saves nodes: {warm} vs {cold}");
     assert!(
         cleared * 3 > warm * 4,
         "Clear Hash: {cleared} nodes after it vs {warm} on the warm table"

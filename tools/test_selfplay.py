@@ -98,8 +98,13 @@ class SelfPlayService(unittest.TestCase):
         except (OSError, ValueError):
             return None
 
+    def data_files(self):
+        if not os.path.isdir(self.data):
+            return []
+        return [f for f in os.listdir(self.data) if f.endswith(".kdat")]
+
     def data_file(self):
-        files = [f for f in os.listdir(self.data) if f.endswith(".kdat")]
+        files = self.data_files()
         self.assertEqual(len(files), 1, files)
         return os.path.join(self.data, files[0])
 
@@ -107,8 +112,7 @@ class SelfPlayService(unittest.TestCase):
         # `start` returns once datagen runs (or after 10 s); datagen, at the
         # lowest priority, creates its file a moment later, later still on a
         # loaded machine, so no file yet counts as no games yet.
-        if not os.path.isdir(self.data) or not any(
-                f.endswith(".kdat") for f in os.listdir(self.data)):
+        if not self.data_files():
             return 0
         return len(read_records(self.data_file()))
 
@@ -225,7 +229,7 @@ class SelfPlayService(unittest.TestCase):
         self.sp("stop")
         again = self.start()
         self.assertIn(f"resuming {first}", again.stdout)
-        self.assertEqual(len([f for f in os.listdir(self.data) if f.endswith(".kdat")]), 2)
+        self.assertEqual(len(self.data_files()), 2)
 
     def burst(self, out, *extra):
         return self.sp("burst", out, "--datagen", self.datagen, "--soft-nodes", "200",
