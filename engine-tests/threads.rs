@@ -187,19 +187,22 @@ fn random_command_storm_keeps_one_bestmove_per_go() {
 /// uncounted would leave only the main thread's nodes over both threads'
 /// time). Measured in CPU time per thread,
 /// because on a shared machine (and with autogroup scheduling) the process
-/// as a whole may get no more than one core, whatever its threads.
+/// as a whole may get no more than one core, whatever its threads. The depth
+/// grows until one thread's search takes a measurable time (ticks are
+/// hundredths of a second), since a fast machine finishes depth 16 in a
+/// fifth of a second and its tick counts are then too coarse to compare.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_second_thread_searches_and_its_nodes_count() {
     let _serial = serial();
-    let search = |threads: usize| {
+    let search = |threads: usize, depth: u32| {
         let mut engine = Engine::start();
         let pid = engine.child.id();
         engine.send(&format!("setoption name Threads value {threads}"));
         engine.send(&format!("position fen {}", POSITIONS[1]));
         engine.is_ready();
         let before = thread_cpu_ticks(pid);
-        engine.send("go depth 16");
+        engine.send(&format!("go depth {depth}"));
         let lines = engine.bestmove(Duration::from_secs(60));
         let after = thread_cpu_ticks(pid);
         engine.quit();
@@ -211,10 +214,16 @@ fn a_second_thread_searches_and_its_nodes_count() {
         let nodes = info_field(last_scored(&lines), "nodes").expect("a nodes count") as f64;
         (nodes, used)
     };
-    let (one_nodes, one) = search(1);
-    let (two_nodes, two) = search(2);
+    let mut depth = 16;
+    let (mut one_nodes, mut one) = search(1, depth);
+    while one[0] < 50 && depth < 24 {
+        depth += 2;
+        (one_nodes, one) = search(1, depth);
+    }
+    let (two_nodes, two) = search(2, depth);
     eprintln!(
-        "1 thread: {one_nodes} nodes, ticks {one:?}; 2 threads: {two_nodes} nodes, ticks {two:?}"
+        "depth {depth}: 1 thread: {one_nodes} nodes, ticks {one:?}; \
+         2 threads: {two_nodes} nodes, ticks {two:?}"
     );
     let cpu = |used: &[u64]| used.iter().sum::<u64>() as f64;
     assert!(
