@@ -169,8 +169,13 @@ parameters! {
     lmr_shallower_margin = 10, 0..=100;
     /// Aspiration windows: shallowest depth with a window.
     aspiration_min_depth = 4, 1..=8;
-    /// Aspiration windows: half-width of the first window, in centipawns.
-    aspiration_delta = 20, 5..=60;
+    /// Aspiration windows: half-width of the first window, in centipawns,
+    /// before the widening by the previous score below.
+    aspiration_delta = 15, 5..=60;
+    /// Aspiration windows: the first window is wider by the previous score
+    /// squared over this, because large scores swing more between
+    /// iterations than level ones.
+    aspiration_score_div = 12_000, 4_000..=40_000;
     /// Aspiration windows: a failed window widens by this percentage.
     aspiration_growth_pct = 50, 10..=200;
     /// Aspiration windows: past this half-width the window opens fully.

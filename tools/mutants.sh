@@ -590,6 +590,26 @@ mutant lmr-research-never-deeper src/search/lmr.rs \
 mutant lmr-research-deeper-than-the-node src/search/lmr.rs \
     's/    planned.min(depth)$/    planned/' \
     "${lmr}research_goes_deeper_for_a_wide_margin_and_shallower_for_a_narrow_one"
+# --- aspiration windows (src/search/aspiration.rs, issue #37) ---------------
+asp='cargo test --release -p kiraly --lib search::aspiration::tests::'
+mutant aspiration-width-ignores-the-score src/search/aspiration.rs \
+    's/params::aspiration_delta() + previous \* previous \/ params::aspiration_score_div()/params::aspiration_delta()/' \
+    "${asp}the_first_window_grows_with_the_previous_score"
+mutant aspiration-fail-high-at-full-depth src/search/aspiration.rs \
+    's/(depth - self.fail_highs).max(1)/depth/' \
+    "${asp}each_fail_high_in_a_row_searches_a_ply_shallower_until_a_fail_low"
+mutant aspiration-fail-high-below-one-ply src/search/aspiration.rs \
+    's/(depth - self.fail_highs).max(1)/(depth - self.fail_highs).max(0)/' \
+    "${asp}each_fail_high_in_a_row_searches_a_ply_shallower_until_a_fail_low"
+mutant aspiration-fail-low-stays-shallow src/search/aspiration.rs \
+    's/            self.fail_highs = 0;//' \
+    "${asp}each_fail_high_in_a_row_searches_a_ply_shallower_until_a_fail_low"
+mutant aspiration-fail-low-keeps-beta src/search/aspiration.rs \
+    's/self.beta = (self.alpha + self.beta) \/ 2;/self.beta = self.beta;/' \
+    "${asp}a_fail_low_moves_the_window_down_and_widens_it"
+mutant aspiration-never-opens src/search/aspiration.rs \
+    's/if self.delta > params::aspiration_max_delta() {/if self.delta > i32::MAX \/ 2 {/' \
+    "${asp}a_window_wider_than_the_limit_opens_fully"
 # --- the quiet histories and history pruning (issue #37) --------------------
 mutant continuation-three-plies-back src/stack.rs \
     's/pub const CONTINUATION_PLIES: \[usize; 3\] = \[1, 2, 4\];/pub const CONTINUATION_PLIES: [usize; 3] = [1, 2, 3];/' \

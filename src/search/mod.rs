@@ -6,8 +6,9 @@
 //! threads share only the transposition table and the atomic `Signals`.
 //!
 //! The files of this module, from the root down:
-//! - `root`: iterative deepening, the root's lines (MultiPV and the choice of
-//!   a limited strength) and aspiration windows;
+//! - `root`: iterative deepening and the root's lines (MultiPV and the
+//!   choice of a limited strength);
+//! - `aspiration`: the window and depth of each of an iteration's tries;
 //! - `node`: the alpha-beta node search, step by step;
 //! - `pruning`: the reduced searches that decide a node before its move loop
 //!   (null move, ProbCut, singular extension);
@@ -19,6 +20,7 @@
 //!
 //! What `go` asks for ([`Limits`]) lives beside the clock, in `time`.
 
+mod aspiration;
 mod child;
 mod lmr;
 mod node;

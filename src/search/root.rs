@@ -1,17 +1,17 @@
 //! The root: iterative deepening, the root's lines (one, the `MultiPV`
-//! lines, or the candidates a limited strength chooses among) and the
-//! aspiration windows around each line's last score.
+//! lines, or the candidates a limited strength chooses among), each
+//! searched in aspiration windows (`aspiration`) around its last score.
 
 use std::sync::atomic::Ordering;
 
 use shakmaty::{Move, MoveList, Position};
 
+use super::aspiration::{Aspiration, Outcome};
 use super::node::{Expect, Root, Window};
 use super::{
     budget_elapsed, SearchContext, SearchResult, Searcher, INFINITY, MATE, MATE_BOUND, MAX_DEPTH,
 };
 use crate::board::Board;
-use crate::parameters as params;
 use crate::rng::Rng;
 use crate::time::IterationTimer;
 
@@ -366,43 +366,21 @@ impl Searcher {
         previous: i32,
         ctx: &SearchContext,
     ) -> i32 {
-        let mut delta = params::aspiration_delta();
-        let (mut alpha, mut beta) =
-            if depth >= params::aspiration_min_depth() && previous.abs() < MATE_BOUND {
-                (
-                    (previous - delta).max(-INFINITY),
-                    (previous + delta).min(INFINITY),
-                )
-            } else {
-                (-INFINITY, INFINITY)
-            };
+        let mut window = Aspiration::new(depth, previous);
         self.root.depth = depth;
         loop {
             // A root in check is extended, as every move into check is.
             let extension = i32::from(root.pos.is_check());
             let score = self.search::<Root>(
                 root,
-                Window::new(alpha, beta),
-                depth + extension,
+                Window::new(window.alpha, window.beta),
+                window.try_depth(depth) + extension,
                 0,
                 Expect::All,
                 ctx,
             );
-            if self.counts.stopped {
+            if self.counts.stopped || window.update(score) == Outcome::Exact {
                 return score;
-            }
-            if score <= alpha {
-                beta = (alpha + beta) / 2;
-                alpha = (score - delta).max(-INFINITY);
-            } else if score >= beta {
-                beta = (score + delta).min(INFINITY);
-            } else {
-                return score;
-            }
-            delta += delta * params::aspiration_growth_pct() / 100;
-            if delta > params::aspiration_max_delta() {
-                alpha = -INFINITY;
-                beta = INFINITY;
             }
         }
     }
