@@ -121,6 +121,16 @@ parameters! {
     singular_tt_depth_slack = 3, 1..=6;
     /// Singular extensions: margin per ply under the table score.
     singular_margin = 2, 1..=8;
+    /// Singular extensions: a search without the table move that falls
+    /// this many centipawns further under the singular margin extends the
+    /// move two plies (not at PV nodes).
+    singular_double_margin = 20, 0..=100;
+    /// Singular extensions: this far under it, a quiet table move is
+    /// extended three plies.
+    singular_triple_margin = 80, 20..=300;
+    /// Singular extensions: at most this many extensions of two plies or
+    /// more on a line from the root; past it, one ply.
+    singular_multi_limit = 6, 0..=16;
     /// History pruning: at most this depth, a quiet move whose quiet
     /// history (butterfly plus continuation) is below `-hist_prune_margin`
     /// per ply of depth is not searched.

@@ -40,6 +40,9 @@ pub struct StackEntry {
     /// move loop began (it resets the count): how often the parent's moves
     /// were refuted, which tells it how late moves are likely to fare.
     pub cutoffs: u32,
+    /// Singular extensions of two plies or more on the line from the root
+    /// to this ply, which a line may hold only so many of.
+    pub multi_extensions: u8,
 }
 
 impl StackEntry {
@@ -51,6 +54,7 @@ impl StackEntry {
         eval: -INFINITY,
         excluded: None,
         cutoffs: 0,
+        multi_extensions: 0,
     };
 }
 

@@ -610,6 +610,26 @@ mutant aspiration-fail-low-keeps-beta src/search/aspiration.rs \
 mutant aspiration-never-opens src/search/aspiration.rs \
     's/if self.delta > params::aspiration_max_delta() {/if self.delta > i32::MAX \/ 2 {/' \
     "${asp}a_window_wider_than_the_limit_opens_fully"
+# --- singular extension's depths (src/search/singular.rs, issue #37) -------
+sing='cargo test --release -p kiraly --lib search::singular::tests::'
+mutant singular-never-double src/search/singular.rs \
+    's/} else if score < singular_beta - params::singular_double_margin() {/} else if false {/' \
+    "${sing}a_move_far_ahead_of_the_rest_is_extended_further"
+mutant singular-triple-for-captures src/search/singular.rs \
+    's/} else if quiet \&\& score < singular_beta/} else if score < singular_beta/' \
+    "${sing}a_move_far_ahead_of_the_rest_is_extended_further"
+mutant singular-multi-limit-ignored src/search/singular.rs \
+    's/if pv_node || i32::from(multi_extensions) >= params::singular_multi_limit() {/if pv_node {/' \
+    "${sing}pv_nodes_and_lines_at_the_limit_extend_by_one_ply"
+mutant singular-pv-extended-further src/search/singular.rs \
+    's/if pv_node || i32::from(multi_extensions)/if i32::from(multi_extensions)/' \
+    "${sing}pv_nodes_and_lines_at_the_limit_extend_by_one_ply"
+mutant singular-no-negative-extension src/search/singular.rs \
+    's/^        -2$/        0/' \
+    "${sing}a_table_move_that_is_not_alone_is_searched_shallower"
+mutant singular-cut-node-not-shallower src/search/singular.rs \
+    's/    } else if cut_node {/    } else if false {/' \
+    "${sing}a_table_move_that_is_not_alone_is_searched_shallower"
 # --- the quiet histories and history pruning (issue #37) --------------------
 mutant continuation-three-plies-back src/stack.rs \
     's/pub const CONTINUATION_PLIES: \[usize; 3\] = \[1, 2, 4\];/pub const CONTINUATION_PLIES: [usize; 3] = [1, 2, 3];/' \

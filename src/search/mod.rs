@@ -11,7 +11,9 @@
 //! - `aspiration`: the window and depth of each of an iteration's tries;
 //! - `node`: the alpha-beta node search, step by step;
 //! - `pruning`: the reduced searches that decide a node before its move loop
-//!   (null move, ProbCut, singular extension);
+//!   (null move, ProbCut);
+//! - `singular`: singular extension with multi-cut, and how far the table
+//!   move is extended;
 //! - `child`: making a move or the null move, its table entry prefetched;
 //! - `rewards`: what a cutoff teaches the history tables;
 //! - `lmr`: the late-move reduction table;
@@ -29,6 +31,7 @@ mod qsearch;
 mod report;
 mod rewards;
 mod root;
+mod singular;
 mod solo;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -7,8 +7,8 @@ use std::sync::atomic::Ordering;
 use shakmaty::{Bitboard, Move, MoveList, Position};
 
 use super::lmr::{reduced_depth, research_depth, ReducedMove, ReductionFacts};
-use super::pruning::Singular;
 use super::rewards::{QuietKey, Tried};
+use super::singular::Singular;
 use super::{cacheable_eval, SearchContext, Searcher, INFINITY, MATE_BOUND, MAX_DEPTH, MAX_PLY};
 use crate::board::Board;
 use crate::correction::CorrectionKeys;
@@ -245,6 +245,8 @@ impl Searcher {
                 return alpha;
             }
         }
+        // The children of steps 9, 10 and 12 inherit the line's count.
+        self.stack[ply + 1].multi_extensions = self.stack[ply].multi_extensions;
 
         // Step 3. Transposition table probe: an entry deep enough whose
         // bound settles the window ends a non-PV node. At the root the move
@@ -356,17 +358,17 @@ impl Searcher {
         // another position with the same index, or rarely the same key).
         let tt_move = tt_move.legal_move(&board.pos);
 
-        // Step 12. Singular extension with multi-cut (~20 Elo): whether the
-        // table move alone is searched a ply deeper (step 13c), or the node
-        // is cut at once.
-        let mut singular_move = None;
+        // Step 12. Singular extension with multi-cut (~20 Elo): how much
+        // deeper or shallower the table move is searched (step 13c), or
+        // whether the node is cut at once.
+        let mut singular = None;
         if !root && excluded.is_none() {
-            let verdict = self.singular(&node, tt_move, depth, beta, ctx);
+            let verdict = self.singular(&node, tt_move, depth, beta, pv_node, ctx);
             if self.counts.stopped {
                 return 0;
             }
             match verdict {
-                Singular::Extend(m) => singular_move = Some(m),
+                Singular::Extend(m, plies) => singular = Some((m, plies)),
                 Singular::Cut(score) => return score,
                 Singular::No => {}
             }
@@ -505,8 +507,12 @@ impl Searcher {
             self.stack[ply].played = Some(piece_to(side, m));
 
             // Step 13c. Extensions: a move that gives check (forcing lines
-            // are searched a ply deeper), and the singular move of step 12.
-            let extension = i32::from(gives_check) + i32::from(singular_move == Some(m));
+            // are searched a ply deeper), and the table move as step 12
+            // decided (deeper when singular, shallower when not alone).
+            let singular_plies = singular.filter(|&(s, _)| s == m).map_or(0, |(_, p)| p);
+            let extension = i32::from(gives_check) + singular_plies;
+            self.stack[ply + 1].multi_extensions =
+                self.stack[ply].multi_extensions + u8::from(singular_plies >= 2);
             let new_depth = depth - 1 + extension;
 
             // Step 13e. The first move is searched with the full window;

@@ -1,9 +1,9 @@
-//! The steps that decide a node before its move loop (steps 8 to 10 and 12
-//! of `Searcher::search`): razoring, null-move pruning, ProbCut, and
-//! singular extension with multi-cut. Each runs a reduced search; each
-//! returns the score that cuts the node, if one does.
+//! The steps that decide a node before its move loop (steps 8 to 10 of
+//! `Searcher::search`): razoring, null-move pruning and ProbCut. Each runs
+//! a reduced search; each returns the score that cuts the node, if one
+//! does. Singular extension (step 12) is in `singular`.
 
-use shakmaty::{Move, MoveList, Position};
+use shakmaty::{MoveList, Position};
 
 use super::node::{NodeFacts, NonPv, Window};
 use super::{cacheable_eval, SearchContext, Searcher, MATE_BOUND};
@@ -14,15 +14,6 @@ use crate::parameters as params;
 use crate::score::TB_WIN_BOUND;
 use crate::see::see_ge;
 use crate::tt::{Bound, PackedMove, TtData};
-
-/// The outcome of a singular search.
-pub(super) enum Singular {
-    /// The table move alone is good: it is searched a ply deeper.
-    Extend(Move),
-    /// Other moves beat beta too: the node is cut with this score.
-    Cut(i32),
-    No,
-}
 
 impl Searcher {
     /// Razoring (step 8, ~21 Elo): a static evaluation hopelessly below
@@ -164,61 +155,5 @@ impl Searcher {
             }
         }
         None
-    }
-
-    /// Singular extension with multi-cut (step 12): when the table move
-    /// `tt_move` is much better than every alternative (a search without
-    /// it, to a reduced depth, fails low against a margin under its stored
-    /// score), it alone is searched a ply deeper. When even the
-    /// alternatives beat beta, several moves refute this node and it is
-    /// cut at once. Not at the root nor in a singular search (the caller
-    /// checks), and only with a table entry deep enough to trust. The
-    /// caller ignores the verdict of a stopped search.
-    pub(super) fn singular(
-        &mut self,
-        node: &NodeFacts,
-        tt_move: Option<Move>,
-        depth: i32,
-        beta: i32,
-        ctx: &SearchContext,
-    ) -> Singular {
-        let (board, ply) = (node.board, node.ply);
-        let Some(hit) = node.tt_hit else {
-            return Singular::No;
-        };
-        if !self.root.selective
-            || depth < params::singular_min_depth()
-            || hit.depth < depth - params::singular_tt_depth_slack()
-            || hit.bound == Bound::Upper
-            || hit.score.abs() >= MATE_BOUND
-            || (ply as i32) >= 2 * self.root.depth
-        {
-            return Singular::No;
-        }
-        let Some(mv) = tt_move else {
-            return Singular::No;
-        };
-        let singular_beta = hit.score - params::singular_margin() * depth;
-        // The node itself again, without the move: a node in check was
-        // extended by its parent, and so is this search.
-        let extension = i32::from(board.pos.is_check());
-        self.stack[ply].excluded = Some(mv);
-        let score = self.search::<NonPv>(
-            board,
-            Window::null(singular_beta),
-            (depth - 1) / 2 + extension,
-            ply,
-            node.expect,
-            ctx,
-        );
-        self.stack[ply].excluded = None;
-        self.stack[ply].pv_len = 0;
-        if score < singular_beta {
-            Singular::Extend(mv)
-        } else if singular_beta >= beta {
-            Singular::Cut(singular_beta)
-        } else {
-            Singular::No
-        }
     }
 }
