@@ -667,12 +667,12 @@ mutant reward-share-at-the-wrong-ply src/search/rewards.rs \
     's/if CONTINUATION_PLIES\[k\] == 4 {/if CONTINUATION_PLIES[k] == 2 {/' "$reward"
 mutant reward-threats-ignored src/search/rewards.rs \
     's/self.tables.butterfly.update(white, key.threats, m, bonus);/self.tables.butterfly.update(white, Bitboard::EMPTY, m, bonus);/' "$reward"
-hist_prune='cargo test --release -p kiraly --lib search::node::tests::history_prunes_below_the_margin_per_ply'
-mutant history-pruning-at-any-depth src/search/node.rs \
+hist_prune='cargo test --release -p kiraly --lib search::move_pruning::tests::history_prunes_below_the_margin_per_ply'
+mutant history-pruning-at-any-depth src/search/move_pruning.rs \
     's/depth <= params::hist_prune_max_depth() \&\& history/history/' "$hist_prune"
-mutant history-pruning-margin-not-per-ply src/search/node.rs \
+mutant history-pruning-margin-not-per-ply src/search/move_pruning.rs \
     's/history < -params::hist_prune_margin() \* depth/history < -params::hist_prune_margin()/' "$hist_prune"
-mutant history-pruning-at-the-margin src/search/node.rs \
+mutant history-pruning-at-the-margin src/search/move_pruning.rs \
     's/history < -params::hist_prune_margin() \* depth/history <= -params::hist_prune_margin() * depth/' "$hist_prune"
 # --- the PV flag of table entries (src/tt.rs) --------------------------------
 mutant tt-pv-flag-lost src/tt.rs \

@@ -25,6 +25,7 @@
 mod aspiration;
 mod child;
 mod lmr;
+mod move_pruning;
 mod node;
 mod pruning;
 mod qsearch;

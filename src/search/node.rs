@@ -1,12 +1,14 @@
 //! The alpha-beta node search, step by step (`Searcher::search`). The
 //! reduced searches that decide a node before its move loop are in
-//! `pruning`, what a cutoff teaches in `rewards`.
+//! `pruning`, the tests that drop one move before it is made in
+//! `move_pruning`, what a cutoff teaches in `rewards`.
 
 use std::sync::atomic::Ordering;
 
 use shakmaty::{Bitboard, Move, MoveList, Position};
 
 use super::lmr::{reduced_depth, research_depth, ReducedMove, ReductionFacts};
+use super::move_pruning::{history_prunes, see_prunes};
 use super::rewards::{QuietKey, Tried};
 use super::singular::Singular;
 use super::{cacheable_eval, SearchContext, Searcher, INFINITY, MATE_BOUND, MAX_DEPTH, MAX_PLY};
@@ -16,7 +18,6 @@ use crate::history::piece_to;
 use crate::movepick::{is_quiet, MovePicker, OrderingContext};
 use crate::parameters as params;
 use crate::score::{mate_in, mated_in, TB_WIN_BOUND};
-use crate::see::see_ge;
 use crate::tt::{Bound, PackedMove, TtData};
 
 /// The kind of a node, as a type parameter of `Searcher::search`: each kind
@@ -168,27 +169,6 @@ fn teaches_correction(
         && best_score.abs() < TB_WIN_BOUND
         && !(bound == Bound::Lower && best_score <= corrected_eval)
         && !(bound == Bound::Upper && best_score >= corrected_eval)
-}
-
-/// Whether history pruning (step 13i) drops a quiet move of quiet history
-/// `history` at `depth`: near the leaves, a move that has failed this
-/// often in this kind of position (its squares, their threats, the moves
-/// before it) is not worth a search.
-#[inline]
-fn history_prunes(history: i32, depth: i32) -> bool {
-    depth <= params::hist_prune_max_depth() && history < -params::hist_prune_margin() * depth
-}
-
-/// Whether SEE pruning (step 13b) drops `m` at `depth`: it loses too much
-/// material in the exchange.
-#[inline]
-fn see_prunes(board: &Board, m: Move, quiet: bool, depth: i32) -> bool {
-    let threshold = if quiet {
-        -params::see_quiet_margin() * depth * depth
-    } else {
-        -params::see_capture_margin() * depth
-    };
-    !see_ge(&board.pos, m, threshold)
 }
 
 impl Searcher {
@@ -774,21 +754,5 @@ impl Searcher {
             captures: &self.tables.captures,
             continuations: continued.map(|p| p.map(|p| self.tables.continuation.row(p))),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn history_prunes_below_the_margin_per_ply_near_the_leaves_only() {
-        let (max, margin) = (params::hist_prune_max_depth(), params::hist_prune_margin());
-        for depth in 1..=max {
-            assert!(!history_prunes(-margin * depth, depth), "depth {depth}");
-            assert!(history_prunes(-margin * depth - 1, depth), "depth {depth}");
-        }
-        assert!(!history_prunes(-10 * margin * max, max + 1));
-        assert!(!history_prunes(0, 1));
     }
 }
