@@ -1,4 +1,4 @@
-//! The tests that drop a single move near the leaves before it is made
+//! The checks that drop a single move near the leaves before it is made
 //! (steps 13i and 13b of `Searcher::search`), apart from the loop so that
 //! each can be checked against its margins. Late-move and futility pruning
 //! (steps 13a and 13d) stay in the loop, as they stop the picker's quiet

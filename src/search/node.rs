@@ -1,6 +1,6 @@
 //! The alpha-beta node search, step by step (`Searcher::search`). The
 //! reduced searches that decide a node before its move loop are in
-//! `pruning`, the tests that drop one move before it is made in
+//! `pruning`, the checks that drop one move before it is made in
 //! `move_pruning`, what a cutoff teaches in `rewards`.
 
 use std::sync::atomic::Ordering;
