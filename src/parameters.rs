@@ -96,6 +96,12 @@ parameters! {
     /// centipawns of evaluation above beta, up to `nmp_eval_max_reduction`.
     nmp_eval_divisor = 200, 50..=600;
     nmp_eval_max_reduction = 3, 0..=6;
+    /// Null-move pruning: how far the evaluation must stand above beta at
+    /// an expected all node, where a cutoff is unlikely.
+    nmp_all_node_margin = 80, 0..=300;
+    /// Null-move pruning: how far above beta when the side to move is not
+    /// improving.
+    nmp_not_improving_margin = 30, 0..=200;
     /// Internal iterative reduction: shallowest depth.
     iir_min_depth = 4, 2..=10;
     /// Razoring: deepest remaining depth.

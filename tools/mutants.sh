@@ -630,6 +630,12 @@ mutant singular-no-negative-extension src/search/singular.rs \
 mutant singular-cut-node-not-shallower src/search/singular.rs \
     's/    } else if cut_node {/    } else if false {/' \
     "${sing}a_table_move_that_is_not_alone_is_searched_shallower"
+# --- null-move pruning's margins (src/search/pruning.rs, issue #37) -------
+nmp='cargo test --release -p kiraly --lib search::pruning::tests::null_move_asks_more_where_a_cutoff_is_less_likely'
+mutant null-move-all-nodes-free src/search/pruning.rs \
+    's/    if expect == Expect::All {/    if expect == Expect::Cut {/' "$nmp"
+mutant null-move-improving-ignored src/search/pruning.rs \
+    's/    if !improving {/    if false {/' "$nmp"
 # --- the quiet histories and history pruning (issue #37) --------------------
 mutant continuation-three-plies-back src/stack.rs \
     's/pub const CONTINUATION_PLIES: \[usize; 3\] = \[1, 2, 4\];/pub const CONTINUATION_PLIES: [usize; 3] = [1, 2, 3];/' \

@@ -104,6 +104,8 @@ pub(super) struct NodeFacts<'b> {
     /// The static evaluation tightened by the table's score (see
     /// [`tightened`]): what the pruning decisions use.
     pub(super) eval: i32,
+    /// The side to move stands better than at its previous turn.
+    pub(super) improving: bool,
 }
 
 /// The evaluations of a node (step 5).
@@ -304,6 +306,7 @@ impl Searcher {
             raw_eval: evals.raw,
             static_eval: evals.corrected,
             eval,
+            improving,
         };
         if prunable {
             // Steps 8 to 10: razoring, null-move pruning, ProbCut.

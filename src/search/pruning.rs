@@ -5,7 +5,7 @@
 
 use shakmaty::{MoveList, Position};
 
-use super::node::{NodeFacts, NonPv, Window};
+use super::node::{Expect, NodeFacts, NonPv, Window};
 use super::{cacheable_eval, SearchContext, Searcher, MATE_BOUND};
 use crate::history::piece_to;
 use crate::movegen::noisy_moves;
@@ -14,6 +14,22 @@ use crate::parameters as params;
 use crate::score::TB_WIN_BOUND;
 use crate::see::see_ge;
 use crate::tt::{Bound, PackedMove, TtData};
+
+/// How far the evaluation must stand above beta for null-move pruning
+/// (step 9) to be tried: at least beta everywhere, more where a cutoff is
+/// less likely (an expected all node, a side that is not improving), so
+/// that the null-move search is spent where it tends to succeed.
+#[inline]
+pub(super) fn null_move_margin(expect: Expect, improving: bool) -> i32 {
+    let mut margin = 0;
+    if expect == Expect::All {
+        margin += params::nmp_all_node_margin();
+    }
+    if !improving {
+        margin += params::nmp_not_improving_margin();
+    }
+    margin
+}
 
 impl Searcher {
     /// Razoring (step 8, ~21 Elo): a static evaluation hopelessly below
@@ -57,7 +73,7 @@ impl Searcher {
         let after_null = ply > 0 && self.stack.back(ply, 1).played.is_none();
         if after_null
             || depth < params::nmp_min_depth()
-            || eval < beta
+            || eval - beta < null_move_margin(node.expect, node.improving)
             || beta <= -MATE_BOUND
             || !board.has_non_pawn_material()
         {
@@ -155,5 +171,26 @@ impl Searcher {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn null_move_asks_more_where_a_cutoff_is_less_likely() {
+        let (all, not_improving) = (
+            params::nmp_all_node_margin(),
+            params::nmp_not_improving_margin(),
+        );
+        assert!(
+            all > 0 && not_improving > 0,
+            "the defaults tie the null move"
+        );
+        assert_eq!(null_move_margin(Expect::Cut, true), 0);
+        assert_eq!(null_move_margin(Expect::Cut, false), not_improving);
+        assert_eq!(null_move_margin(Expect::All, true), all);
+        assert_eq!(null_move_margin(Expect::All, false), all + not_improving);
     }
 }
