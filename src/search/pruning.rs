@@ -58,9 +58,10 @@ impl Searcher {
 
     /// Null-move pruning (step 9, ~26 Elo; the reduction grows with the
     /// margin, ~8 Elo): if passing the move still fails high with a
-    /// reduced search, a real move almost surely would too. Not twice in a
-    /// row, and not without pieces (zugzwang). Returns the score that cuts
-    /// the node (0 when stopped).
+    /// reduced search, a real move almost surely would too. Only where the
+    /// evaluation stands `null_move_margin` above beta; not twice in a row,
+    /// and not without pieces (zugzwang). Returns the score that cuts the
+    /// node (0 when stopped).
     #[inline]
     pub(super) fn null_move(
         &mut self,
